@@ -1,0 +1,54 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/** Every setting the gateway reads, with CONTRACT.md's names and defaults. */
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+  HOST: Type.String({ default: '0.0.0.0' }),
+  DATA_DIR: Type.String({ default: './data' }),
+  EVENTSTORE_URL: Type.Optional(Type.String()),
+  MONGODB_URL: Type.Optional(Type.String()),
+  MESSAGING_NETWORK: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')], { default: 'baileys' }),
+  PUBLIC_URL: Type.Optional(Type.String()),
+  ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
+  ID_PREFIX: Type.String({ pattern: '^[0-9A-Za-z]{1,16}$', default: '3E' }),
+  TRIAL_DAYS: Type.Integer({ minimum: 0, maximum: 3650, default: 7 }),
+  /** Base64 or plain secret for HS256; generated into DATA_DIR when absent. */
+  JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  JWT_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),
+  /** log2 of scrypt's N; 15 (32 MiB, ~0.1 s) in production. */
+  SCRYPT_LOG_N: Type.Integer({ minimum: 10, maximum: 20, default: 15 }),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1024 * 1024 }),
+  SESSION_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
+  /** How long a command waits for its read models before answering. */
+  READ_YOUR_WRITES_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5000 }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+});
+
+export type Config = Static<typeof ConfigSchema> & { PUBLIC_URL: string };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads config from an env-like record; unknown keys are ignored, bad values fail at start. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(ConfigSchema.properties)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
+  const errors = [...Value.Errors(ConfigSchema, converted)];
+  if (errors.length > 0) {
+    const lines = errors.map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  const config = converted as Static<typeof ConfigSchema>;
+  return { ...config, PUBLIC_URL: (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '') };
+}

@@ -1,0 +1,81 @@
+import type {
+  Collection,
+  Document,
+  Filter,
+  FindOptions,
+  IndexSpec,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+  WriteOptions,
+} from '../port.js';
+import { countDocuments, findDocuments } from './query-executor.js';
+import type { Storage } from './storage.js';
+import { createIndex, deleteMatching, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
+
+/** What a collection needs from the store: snapshot reads and serialized, atomic writes. */
+export interface Engine {
+  read<R>(work: (storage: Storage) => R): Promise<R>;
+  write<R>(work: (storage: Storage) => R, options?: WriteOptions): Promise<R>;
+}
+
+/**
+ * A thin handle: every call is one read or one write transaction. Write arguments are copied when
+ * the call is made, because the transaction runs later and the caller may reuse its objects.
+ */
+export class EmbeddedCollection<T extends Document> implements Collection<T> {
+  constructor(
+    readonly name: string,
+    private readonly engine: Engine,
+  ) {}
+
+  async findOne(filter: Filter): Promise<T | null> {
+    const [doc] = await this.find(filter, { limit: 1 });
+    return doc ?? null;
+  }
+
+  find(filter: Filter, options?: FindOptions): Promise<T[]> {
+    return this.engine.read((s) => findDocuments(s, this.name, filter, options) as T[]);
+  }
+
+  count(filter: Filter = {}): Promise<number> {
+    return this.engine.read((s) => countDocuments(s, this.name, filter));
+  }
+
+  insertOne(doc: T, options?: WriteOptions): Promise<void> {
+    const copy = structuredClone(doc);
+    return this.engine.write((s) => insertOne(s, this.name, copy), options);
+  }
+
+  replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
+    const [f, d] = structuredClone([filter, doc]);
+    return this.engine.write((s) => replaceOne(s, this.name, f, d, options?.upsert), options);
+  }
+
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
+    const [f, u] = structuredClone([filter, update]);
+    return this.engine.write((s) => updateOne(s, this.name, f, u, options?.upsert), options);
+  }
+
+  updateMany(filter: Filter, update: Update, options?: WriteOptions): Promise<UpdateResult> {
+    const [f, u] = structuredClone([filter, update]);
+    return this.engine.write((s) => updateMany(s, this.name, f, u), options);
+  }
+
+  deleteOne(filter: Filter, options?: WriteOptions): Promise<number> {
+    const f = structuredClone(filter);
+    return this.engine.write((s) => deleteMatching(s, this.name, f, 1), options);
+  }
+
+  deleteMany(filter: Filter, options?: WriteOptions): Promise<number> {
+    const f = structuredClone(filter);
+    return this.engine.write((s) => deleteMatching(s, this.name, f), options);
+  }
+
+  async createIndex(spec: IndexSpec): Promise<void> {
+    const copy = structuredClone(spec);
+    const def = await this.engine.write((s) => createIndex(s, this.name, copy));
+    // Only now are its entries committed and visible to readers.
+    def.ready = true;
+  }
+}

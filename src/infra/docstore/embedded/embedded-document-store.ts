@@ -1,0 +1,104 @@
+import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lmdb';
+import type { Collection, Document, DocumentStore, Filter, FindOptions, WriteOp, WriteOptions } from '../port.js';
+import { EmbeddedCollection, type Engine } from './embedded-collection.js';
+import { IndexCatalog, type CatalogDb } from './index-catalog.js';
+import { explainFind, type Explanation } from './query-executor.js';
+import { Storage } from './storage.js';
+import { applyWriteOp } from './write-ops.js';
+
+/**
+ * The document store on LMDB, queried with mingo. Reads run synchronously on LMDB's snapshot;
+ * every write runs as a child transaction (`transactionSync`) inside an asynchronous batched
+ * transaction: a throw rolls back that write alone, and LMDB's single writer serializes
+ * read-modify-write cycles, so concurrent updates never lose each other's changes.
+ */
+export class EmbeddedDocumentStore implements DocumentStore {
+  private readonly pending = new Set<Promise<unknown>>();
+  private closing: Promise<void> | undefined;
+  private readonly engine: Engine = {
+    read: (work) => this.read(work),
+    write: (work, options) => this.write(work, options),
+  };
+
+  private constructor(
+    private readonly root: RootDatabase,
+    private readonly storage: Storage,
+  ) {}
+
+  static async open(options: { path: string }): Promise<EmbeddedDocumentStore> {
+    const root = open({ path: options.path });
+    const docsOptions: DatabaseOptions & { name: string; encoder: object } = {
+      name: 'documents',
+      keyEncoding: 'binary',
+      // MongoDB's drivers store undefined as null; msgpackr does the same with this flag.
+      encoder: { encodeUndefinedAsNil: true },
+    };
+    const docs: Database<Document, Buffer> = root.openDB(docsOptions);
+    const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
+    const catalog: CatalogDb = root.openDB({ name: 'index-catalog' });
+    return new EmbeddedDocumentStore(root, new Storage(docs, index, new IndexCatalog(catalog)));
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    if (typeof name !== 'string' || name === '' || name.includes('$') || name.includes('\0')) {
+      throw new TypeError(`invalid collection name: ${JSON.stringify(name)}`);
+    }
+    return new EmbeddedCollection<T>(name, this.engine);
+  }
+
+  batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {
+    const copy = structuredClone(ops);
+    return this.write((storage) => {
+      for (const op of copy) applyWriteOp(storage, op);
+    }, options);
+  }
+
+  async ping(): Promise<boolean> {
+    return this.closing === undefined;
+  }
+
+  /** Lets in-flight writes finish, then closes LMDB. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.pending]);
+      await this.root.close();
+    })();
+    return this.closing;
+  }
+
+  /** How a find would run and what it touched (adapter-specific, like MongoDB's explain). */
+  explain(collection: string, filter: Filter, options?: FindOptions): Promise<Explanation> {
+    return this.read((storage) => explainFind(storage, collection, filter, options));
+  }
+
+  private async read<R>(work: (storage: Storage) => R): Promise<R> {
+    this.assertOpen();
+    return work(this.storage);
+  }
+
+  private write<R>(work: (storage: Storage) => R, options?: WriteOptions): Promise<R> {
+    try {
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const done = this.commit(work, options?.durable === true);
+    this.pending.add(done);
+    const forget = (): void => {
+      this.pending.delete(done);
+    };
+    done.then(forget, forget);
+    return done;
+  }
+
+  private async commit<R>(work: (storage: Storage) => R, durable: boolean): Promise<R> {
+    const result = await this.root.transaction(() => this.root.transactionSync(() => work(this.storage)));
+    // With overlappingSync a commit resolves before its fsync; `flushed` waits for the fsync.
+    if (durable) await this.root.flushed;
+    return result;
+  }
+
+  private assertOpen(): void {
+    if (this.closing) throw new Error('document store is closed');
+  }
+}

@@ -1,0 +1,63 @@
+import type { Database } from 'lmdb';
+import { defineIndex, type IndexDef } from './index-keys.js';
+
+export interface StoredIndex {
+  keys: Record<string, 1 | -1>;
+  unique: boolean;
+  multikey: boolean;
+}
+
+export type CatalogDb = Database<StoredIndex, [collection: string, name: string]>;
+
+/**
+ * The declared indexes, persisted so a reopened store keeps maintaining and using them. Writers see
+ * every index (they must keep all of them current); queries see only those marked ready.
+ */
+export class IndexCatalog {
+  private readonly byCollection = new Map<string, IndexDef[]>();
+
+  constructor(private readonly db: CatalogDb) {
+    for (const { key, value } of db.getRange()) {
+      const [collection, name] = key;
+      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique }, value.multikey, true));
+    }
+  }
+
+  all(collection: string): readonly IndexDef[] {
+    return this.byCollection.get(collection) ?? [];
+  }
+
+  ready(collection: string): IndexDef[] {
+    return this.all(collection).filter((def) => def.ready);
+  }
+
+  get(collection: string, name: string): IndexDef | undefined {
+    return this.all(collection).find((def) => def.name === name);
+  }
+
+  /** Inside the write transaction that built the index's entries. */
+  add(def: IndexDef): void {
+    this.save(def);
+    this.register(def);
+  }
+
+  /** Inside a write transaction; an aborted transaction leaves the flag set, which is only conservative. */
+  markMultikey(def: IndexDef): void {
+    def.multikey = true;
+    this.save(def);
+  }
+
+  private register(def: IndexDef): void {
+    const list = this.byCollection.get(def.collection) ?? [];
+    list.push(def);
+    this.byCollection.set(def.collection, list);
+  }
+
+  private save(def: IndexDef): void {
+    this.db.putSync([def.collection, def.name], {
+      keys: Object.fromEntries(def.keys),
+      unique: def.unique,
+      multikey: def.multikey,
+    });
+  }
+}

@@ -1,0 +1,83 @@
+import type { Document, IndexSpec } from '../port.js';
+import { KeyBuilder } from './key-codec.js';
+import { pathValues } from './paths.js';
+
+export type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
+
+export interface IndexDef {
+  readonly collection: string;
+  readonly name: string;
+  readonly keys: IndexKeys;
+  readonly unique: boolean;
+  /** Some document reached an array on an indexed path: one document may own several entries. */
+  multikey: boolean;
+  /** Queries may use it only once the transaction that built it has committed. */
+  ready: boolean;
+  /** Shared by every entry of this index. */
+  readonly prefix: Buffer;
+}
+
+export interface IndexEntry {
+  /** prefix + encoded values + _id: one LMDB key per (values, document). */
+  key: Buffer;
+  /** prefix + encoded values: the range a unique index must keep to one document. */
+  valuePrefix: Buffer;
+  values: unknown[];
+}
+
+export interface DocumentEntries {
+  entries: IndexEntry[];
+  multikey: boolean;
+}
+
+/** Guards against a document whose arrays would multiply into an unbounded number of entries. */
+const MAX_ENTRIES_PER_DOCUMENT = 10_000;
+
+export function defineIndex(collection: string, spec: IndexSpec, multikey = false, ready = false): IndexDef {
+  const keys = Object.entries(spec.keys);
+  if (keys.length === 0) throw new TypeError(`index ${spec.name} has no keys`);
+  for (const [path, dir] of keys) {
+    if (path === '' || (dir !== 1 && dir !== -1)) throw new TypeError(`index ${spec.name}: invalid key ${path}: ${String(dir)}`);
+  }
+  const prefix = new KeyBuilder().string(collection).string(spec.name).build();
+  return { collection, name: spec.name, keys, unique: spec.unique === true, multikey, ready, prefix };
+}
+
+/** Same name and same definition: createIndex is then a no-op. */
+export function sameDefinition(def: IndexDef, spec: IndexSpec): boolean {
+  const keys = Object.entries(spec.keys);
+  return (
+    def.unique === (spec.unique === true) &&
+    keys.length === def.keys.length &&
+    keys.every(([path, dir], i) => def.keys[i]?.[0] === path && def.keys[i]?.[1] === dir)
+  );
+}
+
+export function sameKeys(a: IndexDef, b: IndexDef): boolean {
+  return a.keys.length === b.keys.length && a.keys.every(([path, dir], i) => b.keys[i]?.[0] === path && b.keys[i]?.[1] === dir);
+}
+
+/** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
+export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
+  const fields = def.keys.map(([path]) => pathValues(doc, path));
+  let combinations: unknown[][] = [[]];
+  for (const { values } of fields) {
+    const next: unknown[][] = [];
+    for (const combination of combinations) for (const v of values) next.push([...combination, v]);
+    if (next.length > MAX_ENTRIES_PER_DOCUMENT) throw new RangeError(`document ${doc._id} has too many keys for index ${def.name}`);
+    combinations = next;
+  }
+  const seen = new Set<string>();
+  const entries: IndexEntry[] = [];
+  for (const values of combinations) {
+    const builder = new KeyBuilder(def.prefix);
+    values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
+    const valuePrefix = builder.build();
+    const key = new KeyBuilder(valuePrefix).tail(doc._id).build();
+    const id = key.toString('hex');
+    if (seen.has(id)) continue;
+    seen.add(id);
+    entries.push({ key, valuePrefix, values });
+  }
+  return { entries, multikey: fields.some((f) => f.throughArray) };
+}

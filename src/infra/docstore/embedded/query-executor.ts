@@ -1,0 +1,126 @@
+import { Query } from 'mingo';
+import type { Document, Filter, FindOptions } from '../port.js';
+import { planQuery, type Plan } from './query-planner.js';
+import { sortDocuments } from './sort.js';
+import type { KeyRange, Storage } from './storage.js';
+
+/** What a query did: lets tests (and curious operators) check that an index did the work. */
+export interface Explanation {
+  plan: Plan['kind'];
+  index?: string;
+  /** Candidates arrived in sort order: execution stopped after skip + limit matches. */
+  ordered: boolean;
+  /** The index ranges were the whole filter: no document was decoded just to be tested. */
+  covered: boolean;
+  docsExamined: number;
+  returned: number;
+}
+
+interface Stats {
+  docsExamined: number;
+}
+
+export function findDocuments(storage: Storage, collection: string, filter: Filter, options: FindOptions = {}): Document[] {
+  return find(storage, collection, filter, options, { docsExamined: 0 }).docs;
+}
+
+export function countDocuments(storage: Storage, collection: string, filter: Filter): number {
+  const plan = planQuery(filter, undefined, storage.catalog.ready(collection));
+  if (plan.covered && plan.kind === 'scan') return storage.countDocs(collection);
+  if (plan.covered && plan.kind === 'index') return plan.ranges.reduce((n, range) => n + storage.countIndex(range), 0);
+  const query = new Query(filter);
+  let n = 0;
+  for (const doc of candidates(storage, collection, plan, { docsExamined: 0 })) if (query.test(doc)) n++;
+  return n;
+}
+
+export function explainFind(storage: Storage, collection: string, filter: Filter, options: FindOptions = {}): Explanation {
+  const stats = { docsExamined: 0 };
+  const { plan, docs } = find(storage, collection, filter, options, stats);
+  return {
+    plan: plan.kind,
+    ...(plan.kind === 'index' ? { index: plan.index.name } : {}),
+    ordered: plan.ordered,
+    covered: plan.covered,
+    docsExamined: stats.docsExamined,
+    returned: docs.length,
+  };
+}
+
+function find(
+  storage: Storage,
+  collection: string,
+  filter: Filter,
+  options: FindOptions,
+  stats: Stats,
+): { plan: Plan; docs: Document[] } {
+  const plan = planQuery(filter, options.sort, storage.catalog.ready(collection));
+  const skip = Math.max(0, options.skip ?? 0);
+  // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
+  const limit = options.limit ? Math.abs(options.limit) : Infinity;
+
+  if (plan.ordered && plan.covered && plan.kind === 'index' && plan.ranges.length === 1) {
+    const ids = storage.scanIndex(plan.ranges[0] as KeyRange, plan.reverse, skip, Number.isFinite(limit) ? limit : undefined);
+    return { plan, docs: fetchAll(storage, collection, ids, stats) };
+  }
+
+  const query = new Query(filter);
+  if (plan.ordered) {
+    const docs: Document[] = [];
+    let skipped = 0;
+    for (const doc of candidates(storage, collection, plan, stats)) {
+      if (!query.test(doc)) continue;
+      if (skipped < skip) skipped++;
+      else if (docs.push(doc) >= limit) break;
+    }
+    return { plan, docs };
+  }
+
+  const matches: Document[] = [];
+  for (const doc of candidates(storage, collection, plan, stats)) if (query.test(doc)) matches.push(doc);
+  const sorted = options.sort ? sortDocuments(matches, options.sort) : matches;
+  return { plan, docs: sorted.slice(skip, skip + limit) };
+}
+
+function* candidates(storage: Storage, collection: string, plan: Plan, stats: Stats): Generator<Document> {
+  switch (plan.kind) {
+    case 'ids':
+      for (const id of new Set(plan.ids)) {
+        const doc = fetch(storage, collection, id, stats);
+        if (doc) yield doc;
+      }
+      return;
+    case 'scan':
+      for (const doc of storage.scanDocs(collection, plan.reverse)) {
+        stats.docsExamined++;
+        yield doc;
+      }
+      return;
+    case 'index': {
+      // Only a multikey index can list a document twice (once per array element).
+      const seen = plan.index.multikey ? new Set<string>() : undefined;
+      for (const range of plan.ranges) {
+        for (const id of storage.scanIndex(range, plan.reverse)) {
+          if (seen?.has(id)) continue;
+          seen?.add(id);
+          const doc = fetch(storage, collection, id, stats);
+          if (doc) yield doc;
+        }
+      }
+    }
+  }
+}
+
+function fetchAll(storage: Storage, collection: string, ids: Iterable<string>, stats: Stats): Document[] {
+  const docs: Document[] = [];
+  for (const id of ids) {
+    const doc = fetch(storage, collection, id, stats);
+    if (doc) docs.push(doc);
+  }
+  return docs;
+}
+
+function fetch(storage: Storage, collection: string, id: string, stats: Stats): Document | undefined {
+  stats.docsExamined++;
+  return storage.getDoc(collection, id);
+}

@@ -1,0 +1,118 @@
+import type { Filter, SortSpec } from '../port.js';
+import { analyzeFilter, type FilterShape } from './filter-analysis.js';
+import type { IndexDef } from './index-keys.js';
+import { KeyBuilder } from './key-codec.js';
+import { prefixRange, type KeyRange } from './storage.js';
+
+/**
+ * How a query reads its candidates. Every plan yields a superset of the matches (mingo filters
+ * them) unless `covered` says the ranges are exactly the filter. `ordered` means candidates arrive
+ * already in the requested sort order, so execution can stop after skip + limit matches.
+ */
+export type Plan =
+  | { kind: 'ids'; ids: string[]; ordered: boolean; covered: false }
+  | { kind: 'scan'; reverse: boolean; ordered: boolean; covered: boolean }
+  | { kind: 'index'; index: IndexDef; ranges: KeyRange[]; reverse: boolean; ordered: boolean; covered: boolean };
+
+/** Beyond this many $in combinations a shorter index prefix is cheaper than many tiny ranges. */
+const MAX_RANGES = 256;
+
+export function planQuery(filter: Filter, sort: SortSpec | undefined, indexes: readonly IndexDef[]): Plan {
+  const shape = analyzeFilter(filter);
+  const sortFields = Object.entries(sort ?? {});
+  const ids = shape.fields.get('_id');
+  if (ids) {
+    const strings = ids.filter((id): id is string => typeof id === 'string');
+    return { kind: 'ids', ids: strings, ordered: sortFields.length === 0, covered: false };
+  }
+
+  let best: { plan: Plan; score: number } | undefined;
+  for (const index of indexes) {
+    const candidate = planIndex(index, shape, sortFields);
+    if (candidate && (!best || candidate.score > best.score)) best = candidate;
+  }
+  if (best) return best.plan;
+
+  // Documents are stored in _id order, so a scan can serve a sort on _id alone.
+  const [first] = sortFields;
+  const byId = sortFields.length === 1 && first?.[0] === '_id';
+  return {
+    kind: 'scan',
+    reverse: byId && first?.[1] === -1,
+    ordered: sortFields.length === 0 || byId,
+    covered: Object.keys(filter).length === 0,
+  };
+}
+
+/** Scores an index: two points per pinned leading key, one more when it also yields the sort. */
+function planIndex(
+  index: IndexDef,
+  shape: FilterShape,
+  sortFields: Array<[string, 1 | -1]>,
+): { plan: Plan; score: number } | undefined {
+  const pinned: unknown[][] = [];
+  let combinations = 1;
+  for (const [path] of index.keys) {
+    const values = shape.fields.get(path);
+    if (!values || combinations * values.length > MAX_RANGES) break;
+    pinned.push(values);
+    combinations *= values.length;
+  }
+  // A multikey index holds some documents several times and in no single sort position.
+  const order = !index.multikey ? sortOrder(index, pinned, sortFields) : sortFields.length === 0 ? { reverse: false } : undefined;
+  const score = pinned.length * 2 + (order && sortFields.length > 0 ? 1 : 0);
+  if (score === 0) return undefined;
+
+  const pinnedPaths = new Set(index.keys.slice(0, pinned.length).map(([path]) => path));
+  const covered = shape.exact && !index.multikey && [...shape.fields.keys()].every((path) => pinnedPaths.has(path));
+  const plan: Plan = {
+    kind: 'index',
+    index,
+    ranges: rangesFor(index, pinned),
+    reverse: order?.reverse ?? false,
+    ordered: order !== undefined,
+    covered,
+  };
+  return { plan, score };
+}
+
+/**
+ * Whether reading the index forward (or backward) yields the requested sort. Sort fields pinned to
+ * one value are constant and drop out; the rest must follow the next index keys, all in the index
+ * direction or all reversed. A trailing _id is served too once the keys are used up, because
+ * entries with equal values are ordered by _id.
+ */
+function sortOrder(
+  index: IndexDef,
+  pinned: unknown[][],
+  sortFields: Array<[string, 1 | -1]>,
+): { reverse: boolean } | undefined {
+  const single = pinned.every((values) => values.length === 1);
+  const constant = new Set(single ? index.keys.slice(0, pinned.length).map(([path]) => path) : []);
+  const remaining = sortFields.filter(([path]) => !constant.has(path));
+  if (remaining.length === 0) return { reverse: false };
+  if (!single) return undefined;
+
+  let reverse: boolean | undefined;
+  for (let i = 0; i < remaining.length; i++) {
+    const [path, dir] = remaining[i] as [string, 1 | -1];
+    const key = index.keys[pinned.length + i];
+    const wantsReverse = key ? key[1] !== dir : dir === -1;
+    const matches = key ? key[0] === path : path === '_id' && i === remaining.length - 1;
+    if (!matches || (reverse !== undefined && reverse !== wantsReverse)) return undefined;
+    reverse = wantsReverse;
+  }
+  return { reverse: reverse ?? false };
+}
+
+/** One key range per combination of pinned values. */
+function rangesFor(index: IndexDef, pinned: unknown[][]): KeyRange[] {
+  let prefixes: KeyBuilder[] = [new KeyBuilder(index.prefix)];
+  pinned.forEach((values, i) => {
+    const dir = (index.keys[i] as readonly [string, 1 | -1])[1];
+    const next: KeyBuilder[] = [];
+    for (const prefix of prefixes) for (const v of values) next.push(prefix.clone().value(v, dir));
+    prefixes = next;
+  });
+  return prefixes.map((p) => prefixRange(p.build()));
+}

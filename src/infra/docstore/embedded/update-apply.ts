@@ -1,0 +1,137 @@
+import { randomBytes } from 'node:crypto';
+import { update as applyModifier } from 'mingo';
+import type { Modifier } from 'mingo/updater';
+import type { Document, Filter, Update } from '../port.js';
+import { isPlainObject } from './paths.js';
+import { compareValues } from './value-order.js';
+
+/** MongoDB refuses replacement documents where operators are expected, and the reverse. */
+export function assertUpdate(update: Update): void {
+  const operators = Object.keys(update);
+  if (operators.length === 0) throw new TypeError('update document must contain update operators');
+  for (const op of operators) {
+    if (!op.startsWith('$')) throw new TypeError(`update document requires operators, found field ${op}`);
+    if (!isPlainObject(update[op])) throw new TypeError(`update operator ${op} takes an object`);
+  }
+}
+
+export function assertReplacement(doc: Document): void {
+  for (const field of Object.keys(doc)) {
+    if (field.startsWith('$')) throw new TypeError(`replacement document cannot contain operator ${field}`);
+  }
+}
+
+/**
+ * Applies update operators to a copy of an existing document. Returns the new document and whether
+ * it differs (MongoDB's modifiedCount counts only real changes).
+ */
+export function applyUpdate(doc: Document, update: Update): { doc: Document; changed: boolean } {
+  const { operators, id } = extractId(update, false);
+  if (id !== undefined && id !== doc._id) throw immutableId();
+  const next = applyOperators(doc, operators, false) as Document;
+  if (next._id !== doc._id) throw immutableId();
+  return { doc: next, changed: compareValues(doc, next) !== 0 };
+}
+
+/**
+ * The document an upsert inserts, built as MongoDB builds it: the filter's equality conditions
+ * (top level and inside $and, dotted paths as nested objects), then the update with $setOnInsert.
+ * The _id comes from the filter, else from the update ($set or $setOnInsert), else it is new.
+ */
+export function upsertDocument(filter: Filter, update: Update): Document {
+  const seed = filterEqualities(filter);
+  const { operators, id } = extractId(update, true);
+  if (id !== undefined && '_id' in seed && id !== seed._id) throw immutableId();
+  const { _id = id ?? newId(), ...rest } = applyOperators(seed, operators, true);
+  if (typeof _id !== 'string') throw new TypeError('documents need a string _id');
+  return { _id, ...rest };
+}
+
+/** The _id a replacement upsert inserts under: the replacement's, else the filter's, else a new one. */
+export function replacementId(doc: Document, filter: Filter): string {
+  if (typeof doc._id === 'string') return doc._id;
+  const { _id } = filterEqualities(filter);
+  return typeof _id === 'string' ? _id : newId();
+}
+
+/** $setOnInsert is MongoDB's, not mingo's: it acts as $set on insert and is ignored otherwise. */
+function applyOperators(target: Record<string, unknown>, update: Update, inserting: boolean): Record<string, unknown> {
+  const { $setOnInsert, ...operators } = update;
+  const next = structuredClone(target);
+  if (Object.keys(operators).length > 0) applyModifier(next, operators as Modifier<Record<string, unknown>>);
+  if (inserting && $setOnInsert) applyModifier(next, { $set: $setOnInsert } as Modifier<Record<string, unknown>>);
+  return next;
+}
+
+/**
+ * mingo refuses any operator on _id, while MongoDB accepts setting it to its current value, and
+ * choosing it on insert. The _id is therefore taken out and checked here.
+ */
+function extractId(update: Update, inserting: boolean): { operators: Update; id: unknown } {
+  let id: unknown;
+  const operators: Update = {};
+  for (const [op, fields] of Object.entries(update)) {
+    if ((op === '$set' || (inserting && op === '$setOnInsert')) && '_id' in fields) {
+      const { _id, ...others } = fields;
+      id = _id;
+      operators[op] = others;
+    } else {
+      operators[op] = fields;
+    }
+  }
+  return { operators, id };
+}
+
+function immutableId(): TypeError {
+  return new TypeError("performing an update on the path '_id' would modify the immutable field '_id'");
+}
+
+function newId(): string {
+  return randomBytes(12).toString('hex');
+}
+
+function filterEqualities(filter: Filter): Record<string, unknown> {
+  const seed: Record<string, unknown> = {};
+  copyEqualities(filter, seed);
+  return seed;
+}
+
+const NOT_EQUALITY = Symbol('notEquality');
+
+function copyEqualities(filter: Filter, seed: Record<string, unknown>): void {
+  for (const [key, condition] of Object.entries(filter)) {
+    if (key === '$and' && Array.isArray(condition)) {
+      for (const clause of condition) if (isPlainObject(clause)) copyEqualities(clause, seed);
+    } else if (!key.startsWith('$')) {
+      const value = equalityValue(condition);
+      if (value !== NOT_EQUALITY) setPath(seed, key, structuredClone(value));
+    }
+  }
+}
+
+function equalityValue(condition: unknown): unknown {
+  if (condition instanceof RegExp) return NOT_EQUALITY;
+  if (!isPlainObject(condition)) return condition;
+  const operators = Object.keys(condition);
+  if (operators.length === 0 || !operators.some((op) => op.startsWith('$'))) return condition;
+  if ('$eq' in condition) return condition.$eq;
+  const list = condition.$in;
+  return Array.isArray(list) && list.length === 1 ? list[0] : NOT_EQUALITY;
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  const last = parts.pop() as string;
+  let node = target;
+  for (const part of parts) {
+    const child = node[part];
+    if (isPlainObject(child)) {
+      node = child;
+    } else {
+      const created: Record<string, unknown> = {};
+      node[part] = created;
+      node = created;
+    }
+  }
+  node[last] = value;
+}

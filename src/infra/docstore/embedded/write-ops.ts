@@ -1,0 +1,117 @@
+import type { Document, Filter, IndexSpec, Update, UpdateResult, WriteOp } from '../port.js';
+import { defineIndex, sameDefinition, sameKeys, type IndexDef } from './index-keys.js';
+import { findDocuments } from './query-executor.js';
+import type { Storage } from './storage.js';
+import { applyUpdate, assertReplacement, assertUpdate, replacementId, upsertDocument } from './update-apply.js';
+import { compareValues } from './value-order.js';
+
+/*
+ * The write operations, synchronous so they run whole inside one LMDB write transaction: the read
+ * of the matching documents and the write that depends on it can never interleave with another
+ * writer, and a throw aborts everything the transaction did.
+ */
+
+const NOTHING: UpdateResult = { matchedCount: 0, modifiedCount: 0 };
+
+export function insertOne(storage: Storage, collection: string, doc: Document): void {
+  if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
+  storage.insertDoc(collection, idFirst(doc));
+}
+
+export function replaceOne(storage: Storage, collection: string, filter: Filter, doc: Document, upsert = false): UpdateResult {
+  assertReplacement(doc);
+  const [current] = findDocuments(storage, collection, filter, { limit: 1 });
+  if (current) {
+    if (doc._id !== undefined && doc._id !== current._id) {
+      throw new TypeError("the replacement would alter the immutable field '_id'");
+    }
+    const next = idFirst({ ...doc, _id: current._id });
+    const changed = compareValues(current, next) !== 0;
+    if (changed) storage.replaceDoc(collection, current, next);
+    return { matchedCount: 1, modifiedCount: changed ? 1 : 0 };
+  }
+  if (!upsert) return NOTHING;
+  const inserted = idFirst({ ...doc, _id: replacementId(doc, filter) });
+  storage.insertDoc(collection, inserted);
+  return { ...NOTHING, upsertedId: inserted._id };
+}
+
+export function updateOne(storage: Storage, collection: string, filter: Filter, update: Update, upsert = false): UpdateResult {
+  assertUpdate(update);
+  const [current] = findDocuments(storage, collection, filter, { limit: 1 });
+  if (current) return { matchedCount: 1, modifiedCount: modify(storage, collection, current, update) ? 1 : 0 };
+  if (!upsert) return NOTHING;
+  const doc = upsertDocument(filter, update);
+  storage.insertDoc(collection, doc);
+  return { ...NOTHING, upsertedId: doc._id };
+}
+
+export function updateMany(storage: Storage, collection: string, filter: Filter, update: Update): UpdateResult {
+  assertUpdate(update);
+  const matches = findDocuments(storage, collection, filter);
+  let modifiedCount = 0;
+  for (const doc of matches) if (modify(storage, collection, doc, update)) modifiedCount++;
+  return { matchedCount: matches.length, modifiedCount };
+}
+
+export function deleteMatching(storage: Storage, collection: string, filter: Filter, limit?: number): number {
+  const matches = findDocuments(storage, collection, filter, limit === undefined ? {} : { limit });
+  for (const doc of matches) storage.removeDoc(collection, doc);
+  return matches.length;
+}
+
+export function applyWriteOp(storage: Storage, op: WriteOp): void {
+  switch (op.op) {
+    case 'insertOne':
+      insertOne(storage, op.collection, op.doc);
+      return;
+    case 'replaceOne':
+      replaceOne(storage, op.collection, op.filter, op.doc, op.upsert);
+      return;
+    case 'updateOne':
+      updateOne(storage, op.collection, op.filter, op.update, op.upsert);
+      return;
+    case 'updateMany':
+      updateMany(storage, op.collection, op.filter, op.update);
+      return;
+    case 'deleteOne':
+      deleteMatching(storage, op.collection, op.filter, 1);
+      return;
+    case 'deleteMany':
+      deleteMatching(storage, op.collection, op.filter);
+      return;
+    default: {
+      const unknown: never = op;
+      throw new TypeError(`unknown write op ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Creates the index (building its entries) or returns the identical one that exists. As in
+ * MongoDB, reusing a name for other keys, or declaring the same keys twice, is an error.
+ */
+export function createIndex(storage: Storage, collection: string, spec: IndexSpec): IndexDef {
+  const existing = storage.catalog.get(collection, spec.name);
+  if (existing) {
+    if (sameDefinition(existing, spec)) return existing;
+    throw new TypeError(`index ${spec.name} already exists on ${collection} with a different definition`);
+  }
+  const def = defineIndex(collection, spec);
+  const twin = storage.catalog.all(collection).find((other) => sameKeys(other, def));
+  if (twin) throw new TypeError(`index ${twin.name} on ${collection} already has the keys of ${spec.name}`);
+  storage.buildIndex(def);
+  return def;
+}
+
+function modify(storage: Storage, collection: string, current: Document, update: Update): boolean {
+  const { doc, changed } = applyUpdate(current, update);
+  if (changed) storage.replaceDoc(collection, current, doc);
+  return changed;
+}
+
+/** MongoDB stores _id as the first field. */
+function idFirst(doc: Document): Document {
+  const { _id, ...rest } = doc;
+  return { _id, ...rest };
+}

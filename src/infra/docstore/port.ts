@@ -1,0 +1,84 @@
+/**
+ * The document store port: a MongoDB-shaped subset. The embedded adapter (LMDB + mingo) and the
+ * MongoDB adapter implement exactly this and pass test/contract/document-store.contract.ts.
+ * Filters and update operators use MongoDB syntax and semantics.
+ */
+
+export type Document = { _id: string } & { [key: string]: unknown };
+export type Filter = { [key: string]: unknown };
+/** MongoDB update operators: $set, $unset, $inc, $setOnInsert, $push, $pull, $addToSet, $max, $min. */
+export type Update = { [operator: string]: { [field: string]: unknown } };
+export type SortSpec = { [field: string]: 1 | -1 };
+
+export interface FindOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+}
+
+export interface UpdateOptions {
+  upsert?: boolean;
+}
+
+export interface UpdateResult {
+  matchedCount: number;
+  modifiedCount: number;
+  upsertedId?: string;
+}
+
+export interface IndexSpec {
+  name: string;
+  /** Ordered fields, 1 ascending, -1 descending (dotted paths allowed). */
+  keys: SortSpec;
+  unique?: boolean;
+}
+
+/** One write of an atomic batch. */
+export type WriteOp =
+  | { collection: string; op: 'insertOne'; doc: Document }
+  | { collection: string; op: 'replaceOne'; filter: Filter; doc: Document; upsert?: boolean }
+  | { collection: string; op: 'updateOne'; filter: Filter; update: Update; upsert?: boolean }
+  | { collection: string; op: 'updateMany'; filter: Filter; update: Update }
+  | { collection: string; op: 'deleteOne'; filter: Filter }
+  | { collection: string; op: 'deleteMany'; filter: Filter };
+
+export interface WriteOptions {
+  /** Resolve only once the write is on disk (fsync). Default false: read models can be rebuilt. */
+  durable?: boolean;
+}
+
+export interface Collection<T extends Document = Document> {
+  readonly name: string;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter?: Filter): Promise<number>;
+  /** Throws DuplicateKeyError on an existing _id or a unique index violation. */
+  insertOne(doc: T, options?: WriteOptions): Promise<void>;
+  replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult>;
+  updateOne(filter: Filter, update: Update, options?: UpdateOptions & WriteOptions): Promise<UpdateResult>;
+  updateMany(filter: Filter, update: Update, options?: WriteOptions): Promise<UpdateResult>;
+  deleteOne(filter: Filter, options?: WriteOptions): Promise<number>;
+  deleteMany(filter: Filter, options?: WriteOptions): Promise<number>;
+  /** Idempotent; creating an index over existing documents indexes them (unique checked). */
+  createIndex(spec: IndexSpec): Promise<void>;
+}
+
+export interface DocumentStore {
+  collection<T extends Document = Document>(name: string): Collection<T>;
+  /**
+   * Applies every op in order, atomically where the backend allows it (embedded: one
+   * transaction, all or nothing; MongoDB: a transaction on a replica set, else ordered writes).
+   * A DuplicateKeyError in any op aborts the whole batch (embedded).
+   */
+  batch(ops: WriteOp[], options?: WriteOptions): Promise<void>;
+  /** True when the backend answers (for GET /ready). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class DuplicateKeyError extends Error {
+  constructor(readonly collection: string, readonly key: string) {
+    super(`duplicate key in ${collection}: ${key}`);
+    this.name = 'DuplicateKeyError';
+  }
+}
