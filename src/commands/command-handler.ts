@@ -1,0 +1,118 @@
+import type { Decider, DomainEvent } from '../domain/decider.js';
+import { conflict } from '../domain/errors.js';
+import type { Clock } from '../infra/clock.js';
+import {
+  WrongExpectedRevisionError,
+  type EventData,
+  type EventStore,
+  type JsonObject,
+} from '../infra/eventstore/port.js';
+import type { IdGenerator } from '../infra/ids.js';
+
+/** Who caused a change: stored with every event for audit. */
+export type Actor =
+  | { kind: 'account'; id: string }
+  | { kind: 'instance'; id: string }
+  | { kind: 'system' }
+  | { kind: 'network'; id: string };
+
+export interface CommandContext {
+  actor: Actor;
+  correlationId: string;
+  causationId?: string;
+  accountId?: string;
+  instanceId?: string;
+}
+
+export interface CommandResult<Event> {
+  events: Event[];
+  /** Commit position of the last appended event; null when the decision changed nothing. */
+  position: bigint | null;
+}
+
+interface Cached {
+  revision: bigint;
+  state: unknown;
+}
+
+const MAX_ATTEMPTS = 4;
+const CACHE_LIMIT = 2000;
+
+/**
+ * The one command handler: rehydrate the stream, decide, append with the expected revision,
+ * retry on a concurrent write, 409 after that. Folded states are cached per stream, so a
+ * long stream is read only from where the cache stops.
+ */
+export class CommandHandler {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async handle<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    context: CommandContext,
+  ): Promise<CommandResult<Event>> {
+    for (let attempt = 1; ; attempt++) {
+      const { state, revision } = await this.load(streamId, decider);
+      const events = decider.decide(command, state);
+      if (events.length === 0) return { events, position: null };
+      try {
+        const result = await this.store.append(
+          streamId,
+          events.map((e) => this.toEventData(e, context)),
+          revision === -1n ? 'no_stream' : revision,
+        );
+        this.remember(streamId, result.nextRevision, events.reduce(decider.evolve, state));
+        return { events, position: result.position };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        this.cache.delete(streamId);
+        if (attempt >= MAX_ATTEMPTS) throw conflict('concurrent changes to the same resource; retry the request');
+      }
+    }
+  }
+
+  /** Folds a stream for a read that needs the decider's view (no append). */
+  async load<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+  ): Promise<{ state: State; revision: bigint }> {
+    const cached = this.cache.get(streamId);
+    let state = cached ? (cached.state as State) : decider.initialState();
+    let revision = cached ? cached.revision : -1n;
+    const recorded = await this.store.readStream(streamId, { fromRevision: revision + 1n });
+    for (const e of recorded) {
+      state = decider.evolve(state, { type: e.type, data: e.data } as unknown as Event);
+      revision = e.revision;
+    }
+    if (recorded.length > 0) this.remember(streamId, revision, state);
+    return { state, revision };
+  }
+
+  private remember(streamId: string, revision: bigint, state: unknown): void {
+    this.cache.delete(streamId);
+    this.cache.set(streamId, { revision, state });
+    if (this.cache.size > CACHE_LIMIT) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+
+  private toEventData(event: DomainEvent, context: CommandContext): EventData {
+    const metadata: JsonObject = {
+      occurredAt: this.clock.now().toISOString(),
+      correlationId: context.correlationId,
+      actor: context.actor,
+    };
+    if (context.causationId) metadata.causationId = context.causationId;
+    if (context.accountId) metadata.accountId = context.accountId;
+    if (context.instanceId) metadata.instanceId = context.instanceId;
+    return { id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata };
+  }
+}

@@ -1,0 +1,124 @@
+import type { WebhookChange } from '../domain/instance/instance-decider.js';
+import { instanceDecider, type InstanceCommand } from '../domain/instance/instance-decider.js';
+import { instanceStream } from '../domain/instance/events.js';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../infra/clock.js';
+import type { SecretBox } from '../infra/crypto/secret-box.js';
+import { randomToken, tokenHash } from '../infra/crypto/secrets.js';
+import type { IdGenerator } from '../infra/ids.js';
+import type { CommandContext, CommandHandler } from './command-handler.js';
+import type { ReadYourWrites } from './read-your-writes.js';
+
+export interface InstanceCommandsOptions {
+  idPrefix: string;
+  trialDays: number;
+}
+
+export interface CreateInstanceInput {
+  name: string;
+  webhook?: string;
+  events?: WebhookChange['events'];
+  reject_calls: boolean;
+  auto_read_messages: boolean;
+  labels: Record<string, unknown>;
+}
+
+export interface UpdateInstanceInput {
+  name: string;
+  webhook?: string;
+  events?: WebhookChange['events'];
+  reject_calls?: boolean;
+  auto_read_messages?: boolean;
+}
+
+const READ_MODELS = ['instances'];
+
+/** Webhook signing secrets in the Standard Webhooks form: `whsec_` + the base64 key. */
+export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+
+export class InstanceCommands {
+  constructor(
+    private readonly handler: CommandHandler,
+    private readonly rw: ReadYourWrites,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    private readonly options: InstanceCommandsOptions,
+  ) {}
+
+  /** Returns the new id and the instance token, which is shown only once. */
+  async create(accountId: string, input: CreateInstanceInput, correlationId: string) {
+    const instanceId = `${this.options.idPrefix}${this.ids.alphanumeric(30)}`;
+    const token = randomToken('', 24);
+    const expiredAt = new Date(this.clock.now().getTime() + this.options.trialDays * 86_400_000);
+    await this.run(
+      instanceId,
+      {
+        type: 'CreateInstance',
+        data: {
+          instance_id: instanceId,
+          account_id: accountId,
+          name: input.name,
+          token_hash: tokenHash(token),
+          webhook_secret_sealed: this.sealWebhookSecret(instanceId, newWebhookSecret()),
+          reject_calls: input.reject_calls,
+          auto_read_messages: input.auto_read_messages,
+          labels: input.labels,
+          expired_at: expiredAt.toISOString(),
+          webhook: webhookChange(input.webhook, input.events),
+        },
+      },
+      { actor: { kind: 'account', id: accountId }, correlationId, accountId, instanceId },
+    );
+    return { instanceId, token };
+  }
+
+  update(instanceId: string, input: UpdateInstanceInput, context: CommandContext) {
+    const { webhook, events, ...rest } = input;
+    return this.run(instanceId, { type: 'UpdateInstance', data: { ...rest, webhook: webhookChange(webhook, events) } }, context);
+  }
+
+  configureWebhook(instanceId: string, url: string, events: WebhookChange['events'], context: CommandContext) {
+    return this.run(instanceId, { type: 'ConfigureWebhook', data: webhookChange(url, events) }, context);
+  }
+
+  async rotateToken(instanceId: string, context: CommandContext) {
+    const token = randomToken('', 24);
+    await this.run(instanceId, { type: 'RotateInstanceToken', data: { token_hash: tokenHash(token) } }, context);
+    return token;
+  }
+
+  async rotateWebhookSecret(instanceId: string, context: CommandContext) {
+    const secret = newWebhookSecret();
+    await this.run(instanceId, { type: 'RotateWebhookSecret', data: { webhook_secret_sealed: this.sealWebhookSecret(instanceId, secret) } }, context);
+    return secret;
+  }
+
+  cancel(instanceId: string, context: CommandContext) {
+    return this.run(instanceId, { type: 'CancelInstance', data: { canceled_at: this.clock.now().toISOString() } }, context);
+  }
+
+  /** The secret is bound to its instance, so a sealed value copied elsewhere does not open. */
+  sealWebhookSecret(instanceId: string, secret: string): string {
+    return this.box.seal(secret, `webhook-secret:${instanceId}`);
+  }
+
+  openWebhookSecret(instanceId: string, sealed: string): string {
+    return this.box.open(sealed, `webhook-secret:${instanceId}`).toString('utf8');
+  }
+
+  private async run(instanceId: string, command: InstanceCommand, context: CommandContext): Promise<void> {
+    const { position } = await this.handler.handle(instanceStream(instanceId), instanceDecider, command, {
+      ...context,
+      instanceId,
+    });
+    await this.rw.settle(position, READ_MODELS);
+  }
+}
+
+function webhookChange(url: string | undefined, events: WebhookChange['events']): WebhookChange {
+  const change: WebhookChange = {};
+  if (url !== undefined) change.url = url;
+  if (events !== undefined) change.events = events;
+  return change;
+}

@@ -1,0 +1,72 @@
+import { DomainError } from '../domain/errors.js';
+import type { Clock } from '../infra/clock.js';
+import type { SessionEvent } from '../domain/session/events.js';
+import type { InstanceDoc } from '../projections/instances/instances-projection.js';
+import { NotConnectedError, type ButtonsContent, type NetworkConnection } from '../sessions/port.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import type { SessionRecorder } from '../sessions/session-recorder.js';
+
+/** `phone` as clients send it: digits with country code, or a full jid. */
+export function toJid(phone: string): string {
+  return phone.includes('@') ? phone : `${phone}@s.whatsapp.net`;
+}
+
+/**
+ * Operations on the network. Each goes through the live connection and records what it did
+ * as session events, so webhooks and the chat list see API-sent messages like any other.
+ */
+export class MessagingCommands {
+  constructor(
+    private readonly manager: SessionManager,
+    private readonly recorder: SessionRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  private nowSeconds(): number {
+    return Math.floor(this.clock.now().getTime() / 1000);
+  }
+
+  async sendText(instance: InstanceDoc, phone: string, text: string, replyTo: string | undefined, correlationId: string) {
+    const message = await this.call(instance, (c) => c.sendText(toJid(phone), text, replyTo ? { replyTo } : {}));
+    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], correlationId);
+    return message.id;
+  }
+
+  async sendButtons(instance: InstanceDoc, phone: string, content: ButtonsContent, correlationId: string) {
+    const { message, fallback } = await this.call(instance, (c) => c.sendButtons(toJid(phone), content));
+    await this.record(instance, [{ type: 'MessageSent', data: fallback ? { message, origin: 'api', fallback } : { message, origin: 'api' } }], correlationId);
+    return { messageId: message.id, fallback };
+  }
+
+  async markRead(instance: InstanceDoc, phone: string, messageIds: string[], correlationId: string) {
+    const chat = toJid(phone);
+    await this.call(instance, (c) => c.markRead(chat, messageIds));
+    const self = (await this.manager.selfJid(instance._id)) ?? chat;
+    await this.record(
+      instance,
+      [{ type: 'ReceiptReceived', data: { message_ids: messageIds, chat, sender: self, state: 'ReadSelf', timestamp_s: this.nowSeconds() } }],
+      correlationId,
+    );
+  }
+
+  async react(instance: InstanceDoc, phone: string, messageId: string, reaction: string, correlationId: string) {
+    const message = await this.call(instance, (c) => c.react(toJid(phone), messageId, reaction));
+    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], correlationId);
+    return message.id;
+  }
+
+  private async call<T>(instance: InstanceDoc, op: (connection: NetworkConnection) => Promise<T>): Promise<T> {
+    const connection = this.manager.connection(instance._id);
+    try {
+      return await op(connection);
+    } catch (err) {
+      if (err instanceof DomainError) throw err;
+      if (err instanceof NotConnectedError) throw new DomainError('not_connected', 'the instance is not connected');
+      throw new DomainError('upstream_failed', `the network refused the request: ${(err as Error).message}`);
+    }
+  }
+
+  private record(instance: InstanceDoc, events: SessionEvent[], correlationId: string) {
+    return this.recorder.record(instance._id, instance.account_id, events, correlationId);
+  }
+}

@@ -1,0 +1,25 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Stream of the account registry: sign-up is one append here, so e-mails stay unique and
+ * `user_id` follows sign-up order without a second store. */
+export const ACCOUNT_REGISTRY_STREAM = 'accounts';
+export const accountStream = (accountId: string) => `account-${accountId}`;
+
+export const AccountRegistered = Type.Object({
+  account_id: Type.String(),
+  user_id: Type.Integer({ minimum: 1 }),
+  email: Type.String(),
+  password_hash: Type.String(),
+  client_token: Type.String(),
+  client_secret_hash: Type.String(),
+});
+
+export const ClientSecretRotated = Type.Object({
+  account_id: Type.String(),
+  client_secret_hash: Type.String(),
+});
+
+export const AccountEventSchemas = { AccountRegistered, ClientSecretRotated } as const;
+
+export type AccountRegistryEvent = { type: 'AccountRegistered'; data: Static<typeof AccountRegistered> };
+export type AccountEvent = { type: 'ClientSecretRotated'; data: Static<typeof ClientSecretRotated> };

@@ -1,0 +1,37 @@
+/** The error kinds of CONTRACT.md; the API maps them to HTTP in one place. */
+export type ErrorType =
+  | 'invalid_input'
+  | 'unauthorized'
+  | 'payment_required'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'not_connected'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'upstream_failed';
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Seconds a client should wait before retrying (rate_limited). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const invalidInput = (field: string, message: string) =>
+  new DomainError('invalid_input', `${field}: ${message}`, [{ field, message }]);
+export const notFound = (message: string) => new DomainError('not_found', message);
+export const conflict = (message: string) => new DomainError('conflict', message);
+export const forbidden = (message: string) => new DomainError('forbidden', message);
+export const unauthorized = (message: string) => new DomainError('unauthorized', message);

@@ -1,0 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { WebhookEventNameSchema } from '../events-table.js';
+
+export const instanceStream = (instanceId: string) => `instance-${instanceId}`;
+
+const DateTime = Type.String({ format: 'date-time' });
+
+export const InstanceCreated = Type.Object({
+  instance_id: Type.String(),
+  account_id: Type.String(),
+  name: Type.String(),
+  token_hash: Type.String(),
+  /** Sealed with the server key: the signing secret never enters the log in clear. */
+  webhook_secret_sealed: Type.String(),
+  reject_calls: Type.Boolean(),
+  auto_read_messages: Type.Boolean(),
+  labels: Type.Record(Type.String(), Type.Unknown()),
+  billing_status: Type.Literal('TRIALING'),
+  expired_at: DateTime,
+});
+
+export const InstanceUpdated = Type.Object({
+  name: Type.Optional(Type.String()),
+  reject_calls: Type.Optional(Type.Boolean()),
+  auto_read_messages: Type.Optional(Type.Boolean()),
+});
+
+export const WebhookConfigured = Type.Object({
+  url: Type.String(),
+  events: Type.Array(WebhookEventNameSchema),
+});
+
+export const WebhookCleared = Type.Object({});
+
+export const WebhookSecretRotated = Type.Object({ webhook_secret_sealed: Type.String() });
+
+export const InstanceTokenRotated = Type.Object({ token_hash: Type.String() });
+
+export const InstanceCanceled = Type.Object({ canceled_at: DateTime });
+
+export const InstanceEventSchemas = {
+  InstanceCreated,
+  InstanceUpdated,
+  WebhookConfigured,
+  WebhookCleared,
+  WebhookSecretRotated,
+  InstanceTokenRotated,
+  InstanceCanceled,
+} as const;
+
+type Schemas = typeof InstanceEventSchemas;
+export type InstanceEvent = { [K in keyof Schemas]: { type: K; data: Static<Schemas[K]> } }[keyof Schemas];

@@ -1,0 +1,140 @@
+import type { Decider } from '../decider.js';
+import { conflict, notFound } from '../errors.js';
+import type { WebhookEventName } from '../events-table.js';
+import type { InstanceEvent } from './events.js';
+
+export interface InstanceState {
+  status: 'absent' | 'active' | 'canceled';
+  accountId: string;
+  name: string;
+  rejectCalls: boolean;
+  autoReadMessages: boolean;
+  /** `url` '' means no webhook; events may be chosen before a URL is. */
+  webhook: { url: string; events: WebhookEventName[] };
+}
+
+/** Webhook settings as a command carries them: `url` '' clears, `events` undefined keeps. */
+export interface WebhookChange {
+  url?: string;
+  events?: WebhookEventName[];
+}
+
+export type InstanceCommand =
+  | {
+      type: 'CreateInstance';
+      data: {
+        instance_id: string;
+        account_id: string;
+        name: string;
+        token_hash: string;
+        webhook_secret_sealed: string;
+        reject_calls: boolean;
+        auto_read_messages: boolean;
+        labels: Record<string, unknown>;
+        expired_at: string;
+        webhook: WebhookChange;
+      };
+    }
+  | {
+      type: 'UpdateInstance';
+      data: { name: string; reject_calls?: boolean; auto_read_messages?: boolean; webhook: WebhookChange };
+    }
+  | { type: 'ConfigureWebhook'; data: WebhookChange }
+  | { type: 'RotateInstanceToken'; data: { token_hash: string } }
+  | { type: 'RotateWebhookSecret'; data: { webhook_secret_sealed: string } }
+  | { type: 'CancelInstance'; data: { canceled_at: string } };
+
+const NO_WEBHOOK: InstanceState['webhook'] = { url: '', events: [] };
+
+const initialState = (): InstanceState => ({
+  status: 'absent',
+  accountId: '',
+  name: '',
+  rejectCalls: false,
+  autoReadMessages: false,
+  webhook: NO_WEBHOOK,
+});
+
+function evolve(state: InstanceState, event: InstanceEvent): InstanceState {
+  switch (event.type) {
+    case 'InstanceCreated':
+      return {
+        status: 'active',
+        accountId: event.data.account_id,
+        name: event.data.name,
+        rejectCalls: event.data.reject_calls,
+        autoReadMessages: event.data.auto_read_messages,
+        webhook: NO_WEBHOOK,
+      };
+    case 'InstanceUpdated':
+      return {
+        ...state,
+        name: event.data.name ?? state.name,
+        rejectCalls: event.data.reject_calls ?? state.rejectCalls,
+        autoReadMessages: event.data.auto_read_messages ?? state.autoReadMessages,
+      };
+    case 'WebhookConfigured':
+      return { ...state, webhook: { url: event.data.url, events: event.data.events } };
+    case 'WebhookCleared':
+      return { ...state, webhook: NO_WEBHOOK };
+    case 'InstanceCanceled':
+      return { ...state, status: 'canceled' };
+    case 'InstanceTokenRotated':
+    case 'WebhookSecretRotated':
+      return state;
+  }
+}
+
+/** An empty URL with no events named clears the whole configuration; omitted parts stay. */
+function webhookEvents(state: InstanceState, change: WebhookChange): InstanceEvent[] {
+  const url = change.url ?? state.webhook.url;
+  const events = change.events ?? (change.url === '' ? [] : state.webhook.events);
+  if (url === state.webhook.url && sameList(events, state.webhook.events)) return [];
+  if (url === '' && events.length === 0) return [{ type: 'WebhookCleared', data: {} }];
+  return [{ type: 'WebhookConfigured', data: { url, events } }];
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function requireActive(state: InstanceState): void {
+  if (state.status === 'absent') throw notFound('instance not found');
+  if (state.status === 'canceled') throw conflict('instance is canceled');
+}
+
+function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
+  switch (command.type) {
+    case 'CreateInstance': {
+      if (state.status !== 'absent') throw conflict('instance exists');
+      const { webhook, ...data } = command.data;
+      const created: InstanceEvent = { type: 'InstanceCreated', data: { ...data, billing_status: 'TRIALING' } };
+      return [created, ...webhookEvents(evolve(state, created), webhook)];
+    }
+    case 'UpdateInstance': {
+      requireActive(state);
+      const { name, reject_calls, auto_read_messages, webhook } = command.data;
+      const changed: { name?: string; reject_calls?: boolean; auto_read_messages?: boolean } = {};
+      if (name !== state.name) changed.name = name;
+      if (reject_calls !== undefined && reject_calls !== state.rejectCalls) changed.reject_calls = reject_calls;
+      if (auto_read_messages !== undefined && auto_read_messages !== state.autoReadMessages) {
+        changed.auto_read_messages = auto_read_messages;
+      }
+      const updated: InstanceEvent[] = Object.keys(changed).length > 0 ? [{ type: 'InstanceUpdated', data: changed }] : [];
+      return [...updated, ...webhookEvents(state, webhook)];
+    }
+    case 'ConfigureWebhook':
+      requireActive(state);
+      return webhookEvents(state, command.data);
+    case 'RotateInstanceToken':
+      requireActive(state);
+      return [{ type: 'InstanceTokenRotated', data: command.data }];
+    case 'RotateWebhookSecret':
+      requireActive(state);
+      return [{ type: 'WebhookSecretRotated', data: command.data }];
+    case 'CancelInstance':
+      if (state.status === 'absent') throw notFound('instance not found');
+      // Cancelling twice is not an error: the caller's intent already holds.
+      return state.status === 'canceled' ? [] : [{ type: 'InstanceCanceled', data: command.data }];
+  }
+}
+
+export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEvent> = { initialState, evolve, decide };

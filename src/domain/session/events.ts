@@ -1,0 +1,214 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * What happens on an instance's session, as stored in `session-<id>`. Both drivers (Baileys,
+ * sandbox) produce exactly these through their translators; nothing above the port knows which
+ * driver ran. Jids are network identifiers (`<digits>@s.whatsapp.net`, `<id>@g.us`, `<id>@lid`);
+ * byte fields are base64; times are ISO strings unless named `_s` (unix seconds).
+ */
+export const sessionStream = (instanceId: string) => `session-${instanceId}`;
+
+export const DISCONNECT_REASONS = [
+  'connection_closed',
+  'connection_lost',
+  'timed_out',
+  'restart_required',
+  'unavailable',
+  'replaced',
+  'logged_out',
+  'bad_session',
+  'multidevice_mismatch',
+  'forbidden',
+  'unknown',
+] as const;
+export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
+
+const Str = Type.String();
+const OptStr = Type.Optional(Type.String());
+
+export const BusinessProfile = Type.Object({
+  business_hours_timezone: OptStr,
+  categories: Type.Optional(Type.Array(Type.Object({ id: Str, name: Str }))),
+  profile_options: Type.Optional(Type.Record(Str, Str)),
+  address: OptStr,
+  email: OptStr,
+  website: OptStr,
+  description: OptStr,
+});
+
+export const Media = Type.Object({
+  kind: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document')]),
+  url: Str,
+  direct_path: OptStr,
+  media_key: Str,
+  file_enc_sha256: OptStr,
+  file_sha256: Str,
+  file_length: Type.Integer({ minimum: 0 }),
+  mimetype: Str,
+  caption: OptStr,
+  file_name: OptStr,
+  seconds: Type.Optional(Type.Integer()),
+  ptt: Type.Optional(Type.Boolean()),
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+});
+
+/** One message as the network carries it, whichever direction. */
+export const NetworkMessage = Type.Object({
+  id: Str,
+  chat: Str,
+  sender: Str,
+  /** Phone-number jid of the sender when the network gave one (LID-addressed chats). */
+  sender_pn: OptStr,
+  /** LID of the sender when known. */
+  sender_lid: OptStr,
+  from_me: Type.Boolean(),
+  is_group: Type.Boolean(),
+  push_name: OptStr,
+  timestamp_s: Type.Integer(),
+  type: Type.Union([
+    Type.Literal('text'),
+    Type.Literal('media'),
+    Type.Literal('reaction'),
+    Type.Literal('buttons'),
+    Type.Literal('other'),
+  ]),
+  text: OptStr,
+  reply_to: OptStr,
+  media: Type.Optional(Media),
+  reaction: Type.Optional(Type.Object({ message_id: Str, text: Str })),
+  buttons: Type.Optional(
+    Type.Object({ footer: OptStr, items: Type.Array(Type.Object({ id: Str, text: Str })) }),
+  ),
+});
+export type NetworkMessage = Static<typeof NetworkMessage>;
+
+export const ChatInfo = Type.Object({
+  jid: Str,
+  name: OptStr,
+  archived: Type.Optional(Type.Boolean()),
+  pinned: Type.Optional(Type.Boolean()),
+  /** Unix ms until which the chat is muted; 0 or absent when not muted, -1 forever. */
+  mute_end_ms: Type.Optional(Type.Integer()),
+  /** Absolute count from the network (history, chat upserts). */
+  unread_count: Type.Optional(Type.Integer()),
+  marked_as_unread: Type.Optional(Type.Boolean()),
+  is_marked_spam: Type.Optional(Type.Boolean()),
+  last_message_s: Type.Optional(Type.Integer()),
+  community_jid: OptStr,
+  read_only: Type.Optional(Type.Boolean()),
+});
+
+export const GroupParticipant = Type.Object({
+  jid: Str,
+  phone_number: OptStr,
+  lid: OptStr,
+  is_admin: Type.Boolean(),
+  is_super_admin: Type.Boolean(),
+  display_name: OptStr,
+});
+
+export const GroupInfo = Type.Object({
+  jid: Str,
+  owner_jid: OptStr,
+  owner_pn: OptStr,
+  name: Str,
+  topic: OptStr,
+  topic_deleted: Type.Optional(Type.Boolean()),
+  is_locked: Type.Boolean(),
+  is_announce: Type.Boolean(),
+  is_ephemeral: Type.Boolean(),
+  disappearing_timer: Type.Integer(),
+  created_s: Type.Optional(Type.Integer()),
+  is_community: Type.Optional(Type.Boolean()),
+  community_jid: OptStr,
+  invite_code: OptStr,
+  participants: Type.Array(GroupParticipant),
+});
+
+export const SessionEventSchemas = {
+  SessionPairingStarted: Type.Object({ method: Type.Union([Type.Literal('qr'), Type.Literal('code')]) }),
+  SessionConnected: Type.Object({
+    jid: Str,
+    phone: Str,
+    push_name: OptStr,
+    lid: OptStr,
+    platform: OptStr,
+    business: Type.Boolean(),
+  }),
+  SessionDisconnected: Type.Object({
+    reason: Type.Union(DISCONNECT_REASONS.map((r) => Type.Literal(r))),
+    status_code: Type.Optional(Type.Integer()),
+  }),
+  SessionLoggedOut: Type.Object({ by: Type.Union([Type.Literal('user'), Type.Literal('phone'), Type.Literal('network')]) }),
+  ProfileUpdated: Type.Object({
+    push_name: OptStr,
+    about: OptStr,
+    picture_id: OptStr,
+    picture_url: OptStr,
+    verified_name: OptStr,
+    business_name: OptStr,
+    business: Type.Optional(BusinessProfile),
+  }),
+  MessageReceived: Type.Object({ message: NetworkMessage, upsert: Type.Union([Type.Literal('notify'), Type.Literal('append')]) }),
+  MessageSent: Type.Object({
+    message: NetworkMessage,
+    /** Where it came from: our API, or the phone (or another linked device) itself. */
+    origin: Type.Union([Type.Literal('api'), Type.Literal('device')]),
+    /** What the driver did where the network would not render the request as asked. */
+    fallback: OptStr,
+  }),
+  ReceiptReceived: Type.Object({
+    message_ids: Type.Array(Str),
+    chat: Str,
+    sender: Str,
+    state: Type.Union([Type.Literal('Delivered'), Type.Literal('Read'), Type.Literal('ReadSelf')]),
+    timestamp_s: Type.Integer(),
+  }),
+  PresenceUpdated: Type.Object({
+    jid: Str,
+    state: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+    last_seen_s: Type.Optional(Type.Integer()),
+  }),
+  ChatPresenceUpdated: Type.Object({
+    chat: Str,
+    sender: Str,
+    state: Type.Union([Type.Literal('composing'), Type.Literal('recording'), Type.Literal('paused')]),
+  }),
+  HistorySyncReceived: Type.Object({
+    sync_type: Str,
+    progress: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
+    is_latest: Type.Optional(Type.Boolean()),
+    chats: Type.Array(ChatInfo),
+    messages: Type.Array(NetworkMessage),
+  }),
+  ChatsUpserted: Type.Object({ chats: Type.Array(ChatInfo) }),
+  ChatUpdated: Type.Object({
+    jid: Str,
+    /** Only the fields that changed. `unread_delta` adds to the count; `unread_count` replaces it. */
+    changes: Type.Object({
+      name: OptStr,
+      archived: Type.Optional(Type.Boolean()),
+      pinned: Type.Optional(Type.Boolean()),
+      mute_end_ms: Type.Optional(Type.Integer()),
+      unread_count: Type.Optional(Type.Integer()),
+      unread_delta: Type.Optional(Type.Integer()),
+      marked_as_unread: Type.Optional(Type.Boolean()),
+      is_marked_spam: Type.Optional(Type.Boolean()),
+      last_message_s: Type.Optional(Type.Integer()),
+      cleared: Type.Optional(Type.Boolean()),
+      deleted: Type.Optional(Type.Boolean()),
+    }),
+  }),
+  GroupsUpserted: Type.Object({ groups: Type.Array(GroupInfo) }),
+  GroupParticipantsAdded: Type.Object({ group: Str, participants: Type.Array(GroupParticipant), by: OptStr }),
+  GroupParticipantsRemoved: Type.Object({ group: Str, participants: Type.Array(GroupParticipant), by: OptStr }),
+  /** Phone↔LID pairs the network revealed; replies to LID-only senders need them. */
+  LidMappingLearned: Type.Object({ pairs: Type.Array(Type.Object({ pn: Str, lid: Str })) }),
+  CallRejected: Type.Object({ call_id: Str, from: Str }),
+} as const;
+
+type Schemas = typeof SessionEventSchemas;
+export type SessionEventType = keyof Schemas;
+export type SessionEvent = { [K in SessionEventType]: { type: K; data: Static<Schemas[K]> } }[SessionEventType];
+export type SessionEventData<K extends SessionEventType> = Static<Schemas[K]>;
