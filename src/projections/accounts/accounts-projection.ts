@@ -1,0 +1,58 @@
+import type { Static } from '@sinclair/typebox';
+import type { AccountRegistered, ClientSecretRotated } from '../../domain/account/events.js';
+import type { Document, DocumentStore } from '../../infra/docstore/port.js';
+import { occurredAt, type Projection } from '../projection.js';
+
+export const ACCOUNTS = 'accounts';
+
+export interface AccountDoc extends Document {
+  _id: string;
+  user_id: number;
+  email: string;
+  password_hash: string;
+  client_token: string;
+  client_secret_hash: string;
+  created_at: string;
+}
+
+export const accountsProjection: Projection = {
+  name: 'accounts',
+  eventTypes: new Set(['AccountRegistered', 'ClientSecretRotated']),
+
+  async setup(docs: DocumentStore) {
+    const accounts = docs.collection(ACCOUNTS);
+    await accounts.createIndex({ name: 'email', keys: { email: 1 }, unique: true });
+    await accounts.createIndex({ name: 'client_token', keys: { client_token: 1 }, unique: true });
+  },
+
+  apply(event) {
+    switch (event.type) {
+      case 'AccountRegistered': {
+        const d = event.data as Static<typeof AccountRegistered>;
+        const doc: AccountDoc = {
+          _id: d.account_id,
+          user_id: d.user_id,
+          email: d.email,
+          password_hash: d.password_hash,
+          client_token: d.client_token,
+          client_secret_hash: d.client_secret_hash,
+          created_at: occurredAt(event),
+        };
+        return [{ collection: ACCOUNTS, op: 'replaceOne', filter: { _id: doc._id }, doc, upsert: true }];
+      }
+      case 'ClientSecretRotated': {
+        const d = event.data as Static<typeof ClientSecretRotated>;
+        return [
+          {
+            collection: ACCOUNTS,
+            op: 'updateOne',
+            filter: { _id: d.account_id },
+            update: { $set: { client_secret_hash: d.client_secret_hash } },
+          },
+        ];
+      }
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,189 @@
+import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
+import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
+import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { Projection } from '../projection.js';
+
+export const CHATS = 'chats';
+
+export interface ChatDoc extends Document {
+  _id: string;
+  instance_id: string;
+  jid: string;
+  phone: string;
+  name: string;
+  last_message_user_name: string;
+  last_message_user_phone: string;
+  community_name: string;
+  community_jid: string;
+  archived: boolean;
+  pinned: boolean;
+  messages_unread: number;
+  marked_as_unread: boolean;
+  is_marked_spam: boolean;
+  is_group: boolean;
+  is_group_announcement: boolean;
+  last_message_timestamp_ms: number;
+  mute_end_time: number;
+}
+
+type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
+type Changes = SessionEventData<'ChatUpdated'>['changes'];
+
+const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
+const key = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
+
+/**
+ * The chat list is ours to keep (the network library stores nothing): a reducer over history
+ * sync, chat upserts and updates, and messages, written as update operators so that applying
+ * the events in log order is all it takes.
+ */
+function ensure(instanceId: string, jid: string): WriteOp {
+  const doc: Omit<ChatDoc, '_id'> = {
+    instance_id: instanceId,
+    jid,
+    phone: phoneOf(jid),
+    name: '',
+    last_message_user_name: '',
+    last_message_user_phone: '',
+    community_name: '',
+    community_jid: '',
+    archived: false,
+    pinned: false,
+    messages_unread: 0,
+    marked_as_unread: false,
+    is_marked_spam: false,
+    is_group: jid.endsWith('@g.us'),
+    is_group_announcement: false,
+    last_message_timestamp_ms: 0,
+    mute_end_time: 0,
+  };
+  return { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, jid) }, update: { $setOnInsert: doc }, upsert: true };
+}
+
+const update = (instanceId: string, jid: string, u: Update, extra: Record<string, unknown> = {}): WriteOp => ({
+  collection: CHATS,
+  op: 'updateOne',
+  filter: { _id: key(instanceId, jid), ...extra },
+  update: u,
+});
+
+/** Moves the last-message fields forward only: an older message arriving late changes nothing. */
+function lastMessage(instanceId: string, jid: string, atMs: number, user?: { name?: string; phone?: string }): WriteOp {
+  const set: Record<string, unknown> = { last_message_timestamp_ms: atMs };
+  if (user) {
+    set.last_message_user_name = user.name ?? '';
+    set.last_message_user_phone = user.phone ?? '';
+  }
+  return update(instanceId, jid, { $set: set }, { last_message_timestamp_ms: { $lte: atMs } });
+}
+
+function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
+  const set: Record<string, unknown> = {};
+  if (c.name !== undefined) set.name = c.name;
+  if (c.archived !== undefined) set.archived = c.archived;
+  if (c.pinned !== undefined) set.pinned = c.pinned;
+  if (c.mute_end_ms !== undefined) set.mute_end_time = c.mute_end_ms;
+  if (c.unread_count !== undefined) set.messages_unread = Math.max(0, c.unread_count);
+  if (c.marked_as_unread !== undefined) set.marked_as_unread = c.marked_as_unread;
+  if (c.is_marked_spam !== undefined) set.is_marked_spam = c.is_marked_spam;
+  if (c.community_jid !== undefined) set.community_jid = c.community_jid;
+  const ops = [ensure(instanceId, c.jid)];
+  if (Object.keys(set).length > 0) ops.push(update(instanceId, c.jid, { $set: set }));
+  if (c.last_message_s !== undefined) ops.push(lastMessage(instanceId, c.jid, c.last_message_s * 1000));
+  return ops;
+}
+
+function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): WriteOp[] {
+  // A reaction is not a message in the chat list's sense.
+  if (m.type === 'reaction') return [];
+  const ops = [ensure(instanceId, m.chat)];
+  const sender = m.sender_pn ?? m.sender;
+  ops.push(lastMessage(instanceId, m.chat, m.timestamp_s * 1000, m.from_me ? { name: '', phone: '' } : { name: m.push_name, phone: phoneOf(sender) }));
+  if (live && !m.from_me) ops.push(update(instanceId, m.chat, { $inc: { messages_unread: 1 } }));
+  // Writing from this account reads the chat, as the phone shows it.
+  if (live && m.from_me) ops.push(update(instanceId, m.chat, { $set: { messages_unread: 0, marked_as_unread: false } }));
+  if (!m.from_me && !m.is_group && m.push_name) ops.push(update(instanceId, m.chat, { $set: { name: m.push_name } }, { name: '' }));
+  return ops;
+}
+
+function fromChanges(instanceId: string, jid: string, c: Changes): WriteOp[] {
+  if (c.deleted) return [{ collection: CHATS, op: 'deleteOne', filter: { _id: key(instanceId, jid) } }];
+  const set: Record<string, unknown> = {};
+  if (c.name !== undefined) set.name = c.name;
+  if (c.archived !== undefined) set.archived = c.archived;
+  if (c.pinned !== undefined) set.pinned = c.pinned;
+  if (c.mute_end_ms !== undefined) set.mute_end_time = c.mute_end_ms;
+  if (c.unread_count !== undefined) set.messages_unread = Math.max(0, c.unread_count);
+  if (c.marked_as_unread !== undefined) set.marked_as_unread = c.marked_as_unread;
+  if (c.is_marked_spam !== undefined) set.is_marked_spam = c.is_marked_spam;
+  if (c.cleared) Object.assign(set, { messages_unread: 0, last_message_user_name: '', last_message_user_phone: '' });
+  const ops = [ensure(instanceId, jid)];
+  if (Object.keys(set).length > 0) ops.push(update(instanceId, jid, { $set: set }));
+  if (c.unread_delta !== undefined && c.unread_count === undefined) ops.push(update(instanceId, jid, { $inc: { messages_unread: c.unread_delta } }));
+  if (c.last_message_s !== undefined) ops.push(lastMessage(instanceId, jid, c.last_message_s * 1000));
+  return ops;
+}
+
+export const chatsProjection: Projection = {
+  name: 'chats',
+  eventTypes: new Set([
+    'HistorySyncReceived',
+    'ChatsUpserted',
+    'ChatUpdated',
+    'MessageReceived',
+    'MessageSent',
+    'ReceiptReceived',
+    'GroupsUpserted',
+    'SessionLoggedOut',
+  ]),
+
+  async setup(docs: DocumentStore) {
+    await docs.collection(CHATS).createIndex({ name: 'instance_order', keys: { instance_id: 1, pinned: -1, last_message_timestamp_ms: -1, jid: 1 } });
+  },
+
+  apply(event) {
+    const instanceId = instanceIdOf(event);
+    switch (event.type) {
+      case 'HistorySyncReceived': {
+        const d = event.data as SessionEventData<'HistorySyncReceived'>;
+        return [...d.chats.flatMap((c) => fromInfo(instanceId, c)), ...d.messages.flatMap((m) => fromMessage(instanceId, m, false))];
+      }
+      case 'ChatsUpserted':
+        return (event.data as SessionEventData<'ChatsUpserted'>).chats.flatMap((c) => fromInfo(instanceId, c));
+      case 'ChatUpdated': {
+        const d = event.data as SessionEventData<'ChatUpdated'>;
+        return fromChanges(instanceId, d.jid, d.changes);
+      }
+      case 'MessageReceived': {
+        const d = event.data as SessionEventData<'MessageReceived'>;
+        return fromMessage(instanceId, d.message, d.upsert === 'notify');
+      }
+      case 'MessageSent':
+        return fromMessage(instanceId, (event.data as SessionEventData<'MessageSent'>).message, true);
+      case 'ReceiptReceived': {
+        const d = event.data as SessionEventData<'ReceiptReceived'>;
+        return d.state === 'ReadSelf' ? [update(instanceId, d.chat, { $set: { messages_unread: 0, marked_as_unread: false } })] : [];
+      }
+      case 'GroupsUpserted': {
+        const groups = (event.data as SessionEventData<'GroupsUpserted'>).groups;
+        const names = new Map(groups.map((g) => [g.jid, g.name]));
+        return groups.flatMap((g) => [
+          ensure(instanceId, g.jid),
+          update(instanceId, g.jid, {
+            $set: {
+              name: g.name,
+              is_group_announcement: g.is_announce,
+              community_jid: g.community_jid ?? '',
+              community_name: (g.community_jid && names.get(g.community_jid)) ?? '',
+            },
+          }),
+        ]);
+      }
+      case 'SessionLoggedOut':
+        return [{ collection: CHATS, op: 'deleteMany', filter: { instance_id: instanceId } }];
+      default:
+        return [];
+    }
+  },
+};

@@ -1,0 +1,26 @@
+import type { DocumentStore } from '../../infra/docstore/port.js';
+import { GROUPS, LID_MAP, type GroupDoc, type LidDoc } from './groups-projection.js';
+
+export class GroupQueries {
+  constructor(private readonly docs: DocumentStore) {}
+
+  async page(instanceId: string, page: number, pageSize: number): Promise<{ total: number; groups: GroupDoc[] }> {
+    const groups = this.docs.collection<GroupDoc>(GROUPS);
+    const [total, items] = await Promise.all([
+      groups.count({ instance_id: instanceId }),
+      groups.find({ instance_id: instanceId }, { sort: { name: 1, jid: 1 }, skip: (page - 1) * pageSize, limit: pageSize }),
+    ]);
+    return { total, groups: items };
+  }
+
+  /** The phone-number jid behind a LID, when the network revealed it. */
+  async phoneForLid(instanceId: string, lid: string): Promise<string | null> {
+    const doc = await this.docs.collection<LidDoc>(LID_MAP).findOne({ _id: `${instanceId}:${lid}` });
+    return doc?.pn ?? null;
+  }
+
+  async lidForPhone(instanceId: string, pn: string): Promise<string | null> {
+    const doc = await this.docs.collection<LidDoc>(LID_MAP).findOne({ instance_id: instanceId, pn });
+    return doc?.lid ?? null;
+  }
+}

@@ -1,0 +1,148 @@
+import type { Logger } from 'pino';
+import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
+import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
+import type { Projection } from './projection.js';
+
+const CHECKPOINTS = 'checkpoints';
+const MAX_BATCH = 500;
+const RETRY_MS = 500;
+
+type Checkpoint = { _id: string; position: string };
+type Waiter = { position: bigint; resolve: () => void };
+
+/**
+ * Runs each projection on its own catch-up subscription from its checkpoint. Events that are
+ * already buffered are taken together, so a burst costs one commit instead of one per event.
+ */
+export class ProjectionRunner {
+  private readonly positions = new Map<string, bigint>();
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly loops: Promise<void>[] = [];
+  private readonly stops: (() => Promise<void>)[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly docs: DocumentStore,
+    private readonly projections: readonly Projection[],
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    for (const p of this.projections) {
+      await p.setup?.(this.docs);
+      const saved = await this.docs.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: p.name });
+      this.positions.set(p.name, saved ? BigInt(saved.position) : -1n);
+    }
+    for (const p of this.projections) this.loops.push(this.run(p));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.stops.map((s) => s()));
+    await Promise.all(this.loops);
+    for (const list of this.waiters.values()) for (const w of list) w.resolve();
+    this.waiters.clear();
+  }
+
+  /** Position each projection has committed; -1n before its first event. */
+  position(name: string): bigint {
+    return this.positions.get(name) ?? -1n;
+  }
+
+  /** True when every named projection (default: all) has committed `position`. */
+  hasReached(position: bigint, names?: readonly string[]): boolean {
+    return (names ?? this.projections.map((p) => p.name)).every((n) => this.position(n) >= position);
+  }
+
+  /** Resolves true once the named projections pass `position`, false after `timeoutMs`. */
+  async waitFor(position: bigint, names: readonly string[], timeoutMs: number): Promise<boolean> {
+    const pending = names.filter((n) => this.position(n) < position);
+    if (pending.length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const reached = Promise.all(
+      pending.map((name) => new Promise<void>((resolve) => this.addWaiter(name, { position, resolve }))),
+    ).then(() => true as const);
+    try {
+      return await Promise.race([reached, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private addWaiter(name: string, waiter: Waiter): void {
+    const list = this.waiters.get(name) ?? [];
+    list.push(waiter);
+    this.waiters.set(name, list);
+  }
+
+  private release(name: string, position: bigint): void {
+    const list = this.waiters.get(name);
+    if (!list) return;
+    const still = list.filter((w) => (w.position <= position ? (w.resolve(), false) : true));
+    if (still.length > 0) this.waiters.set(name, still);
+    else this.waiters.delete(name);
+  }
+
+  private async run(projection: Projection): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.follow(projection);
+      } catch (err) {
+        // Never skip an event: log, wait, and resume from the last committed checkpoint.
+        this.logger.error({ err, projection: projection.name }, 'projection failed; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+
+  private async follow(projection: Projection): Promise<void> {
+    const subscription = this.store.subscribeToAll({ after: this.position(projection.name) });
+    const stop = () => subscription.unsubscribe();
+    this.stops.push(stop);
+    const events = subscription[Symbol.asyncIterator]();
+    try {
+      let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
+      while (!this.stopped) {
+        const first: IteratorResult<RecordedEvent> = await (pending ?? events.next());
+        pending = null;
+        if (first.done) return;
+        const batch = [first.value];
+        while (batch.length < MAX_BATCH) {
+          pending = events.next();
+          const next = await Promise.race([pending, nextTurn()]);
+          if (next === NOT_YET) break;
+          pending = null;
+          if (next.done) break;
+          batch.push(next.value);
+        }
+        await this.commit(projection, batch);
+      }
+    } finally {
+      this.stops.splice(this.stops.indexOf(stop), 1);
+      await subscription.unsubscribe();
+    }
+  }
+
+  private async commit(projection: Projection, batch: RecordedEvent[]): Promise<void> {
+    const ops: WriteOp[] = [];
+    for (const event of batch) {
+      if (projection.eventTypes.has(event.type)) ops.push(...projection.apply(event));
+    }
+    const last = (batch[batch.length - 1] as RecordedEvent).position;
+    ops.push({
+      collection: CHECKPOINTS,
+      op: 'replaceOne',
+      filter: { _id: projection.name },
+      doc: { _id: projection.name, position: last.toString() },
+      upsert: true,
+    });
+    await this.docs.batch(ops);
+    this.positions.set(projection.name, last);
+    this.release(projection.name, last);
+  }
+}
+
+const NOT_YET = Symbol('not-yet');
+const nextTurn = () => new Promise<typeof NOT_YET>((resolve) => setImmediate(() => resolve(NOT_YET)));
