@@ -1,0 +1,97 @@
+import {
+  BufferJSON,
+  initAuthCreds,
+  makeCacheableSignalKeyStore,
+  proto,
+  type AuthenticationCreds,
+  type AuthenticationState,
+  type CacheStore,
+  type SignalDataSet,
+  type SignalDataTypeMap,
+  type SignalKeyStore,
+} from '@whiskeysockets/baileys';
+import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
+import type { AuthStateStore } from '../port.js';
+import { BoundedCache } from './bounded-cache.js';
+
+/** Where the credentials live in the AuthStateStore; key material uses its Signal type name. */
+export const CREDS_TYPE = 'creds';
+export const CREDS_ID = 'creds';
+
+export interface BaileysAuthState {
+  state: AuthenticationState;
+  /** Writes the current creds; call on every `creds.update`. */
+  saveCreds(): Promise<void>;
+}
+
+export interface AuthStateOptions {
+  logger?: ILogger;
+  /** Read cache for signal keys; a bounded one is created when absent. */
+  cache?: CacheStore;
+}
+
+/**
+ * Baileys' AuthenticationState over our AuthStateStore. Values are stored as Baileys' BufferJSON
+ * text, so Buffers and Uint8Arrays come back as bytes; app-state sync keys are revived into
+ * their protobuf class, as Baileys' own file store does.
+ *
+ * Writes are batched by Baileys itself: the socket wraps `keys` with addTransactionCapability, so
+ * every signal transaction (a decrypt, an encrypt, a pre-key upload) ends in exactly one
+ * `keys.set`, which is one `AuthStateStore.set`, one durable write. Reads go through Baileys'
+ * makeCacheableSignalKeyStore with a bounded cache.
+ */
+export async function baileysAuthState(store: AuthStateStore, options: AuthStateOptions = {}): Promise<BaileysAuthState> {
+  const stored = (await store.get(CREDS_TYPE, [CREDS_ID]))[CREDS_ID];
+  const creds: AuthenticationCreds = stored === undefined ? initAuthCreds() : (decode(stored) as AuthenticationCreds);
+  const cache = options.cache ?? new BoundedCache({ max: 5000, ttlMs: 5 * 60_000 });
+  const keys = makeCacheableSignalKeyStore(storeBackedKeys(store), options.logger, cache);
+  return {
+    state: { creds, keys },
+    // Serialised now, not when the write runs, so each save is a consistent snapshot.
+    saveCreds: () => {
+      const snapshot = encode(creds);
+      return store.set({ [CREDS_TYPE]: { [CREDS_ID]: snapshot } });
+    },
+  };
+}
+
+/** The signal key store without cache: one AuthStateStore call per Baileys call. */
+export function storeBackedKeys(store: AuthStateStore): SignalKeyStore {
+  return {
+    async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
+      const found = await store.get(type, ids);
+      const out: { [id: string]: SignalDataTypeMap[T] } = {};
+      for (const [id, raw] of Object.entries(found)) {
+        const value = decode(raw);
+        if (value === null || value === undefined) continue;
+        // Baileys needs the protobuf class back for app-state sync keys (it reads `keyData`).
+        out[id] = (type === 'app-state-sync-key' ? proto.Message.AppStateSyncKeyData.fromObject(value as object) : value) as SignalDataTypeMap[T];
+      }
+      return out;
+    },
+    async set(data: SignalDataSet) {
+      const batch: Record<string, Record<string, string | null>> = {};
+      let count = 0;
+      for (const [type, values] of Object.entries(data)) {
+        if (!values) continue;
+        const encoded: Record<string, string | null> = {};
+        for (const [id, value] of Object.entries(values)) {
+          encoded[id] = value === null || value === undefined ? null : encode(value);
+          count += 1;
+        }
+        batch[type] = encoded;
+      }
+      if (count > 0) await store.set(batch);
+    },
+    clear: () => store.clear(),
+  };
+}
+
+function encode(value: unknown): string {
+  return JSON.stringify(value, BufferJSON.replacer);
+}
+
+function decode(raw: unknown): unknown {
+  // Written by encode(); anything else (a store holding plain JSON) is taken as it is.
+  return typeof raw === 'string' ? JSON.parse(raw, BufferJSON.reviver) : raw;
+}

@@ -1,0 +1,92 @@
+import { Browsers, makeWASocket, type GroupMetadata, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import type { Logger } from 'pino';
+import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
+import { baileysAuthState } from './auth-state.js';
+import { BaileysConnection } from './baileys-connection.js';
+import { BoundedCache } from './bounded-cache.js';
+import type { WaVersion } from './version.js';
+
+export interface BaileysNetworkOptions {
+  /** The WhatsApp Web version to announce (config; see version.ts). */
+  version: WaVersion;
+  logger: Logger;
+  /** Shown on the phone under "Linked devices"; default "Chrome" (on Mac OS, Baileys' default). */
+  browserName?: string;
+  /** Replaces Baileys' makeWASocket, for tests of the wiring; production leaves it unset. */
+  makeSocket?: (config: UserFacingSocketConfig) => WASocket;
+}
+
+/** Caches that outlive one socket: retry counts and device lists stay valid across reconnects. */
+interface InstanceCaches {
+  msgRetryCounter: BoundedCache;
+  userDevices: BoundedCache;
+  callOffer: BoundedCache;
+  placeholderResend: BoundedCache;
+  groups: BoundedCache;
+}
+
+const MINUTE = 60_000;
+
+/**
+ * The real network. Each connect() makes one Baileys socket for one instance; the session
+ * manager owns reconnects and calls connect() again, and this driver reuses the instance's caches.
+ */
+export class BaileysNetwork implements MessagingNetwork {
+  readonly kind = 'baileys' as const;
+  private readonly caches = new Map<string, InstanceCaches>();
+
+  constructor(private readonly options: BaileysNetworkOptions) {}
+
+  async connect({ instanceId, auth: store, handlers }: ConnectOptions): Promise<NetworkConnection> {
+    const logger = this.options.logger.child({ module: 'baileys', instance_id: instanceId }, { level: 'warn' });
+    // The signal-key read cache lives per connection, not per instance: the manager may wipe the
+    // store between connections (logout), and a cache outliving that would serve dead keys.
+    const auth = await baileysAuthState(store, { logger });
+    const caches = this.cachesOf(instanceId);
+    const make = this.options.makeSocket ?? makeWASocket;
+    const sock = make({
+      auth: auth.state,
+      version: this.options.version,
+      browser: Browsers.macOS(this.options.browserName ?? 'Chrome'),
+      logger,
+      // The account's own phone keeps receiving notifications while the gateway is linked.
+      markOnlineOnConnect: false,
+      // Our API sends are recorded from sendMessage's result (MessageSent origin 'api'); Baileys'
+      // echo of them as an 'append' upsert would store them a second time as 'device'.
+      emitOwnEvents: false,
+      // We keep no message store. Baileys answers retry requests for messages it sent recently
+      // from its own bounded cache (enableRecentMessageCache, on by default); older ones cannot
+      // be re-sent by any gateway that does not keep contents, so this says "not found".
+      getMessage: async () => undefined,
+      cachedGroupMetadata: async (jid) => caches.groups.get<GroupMetadata>(jid),
+      msgRetryCounterCache: caches.msgRetryCounter,
+      userDevicesCache: caches.userDevices,
+      callOfferCache: caches.callOffer,
+      placeholderResendCache: caches.placeholderResend,
+    });
+    const connection = new BaileysConnection({ sock, auth, handlers, logger, groupCache: caches.groups });
+    connection.start();
+    return connection;
+  }
+
+  /** Forgets an instance's caches (after logout or deletion). */
+  forget(instanceId: string): void {
+    this.caches.delete(instanceId);
+  }
+
+  private cachesOf(instanceId: string): InstanceCaches {
+    let caches = this.caches.get(instanceId);
+    if (!caches) {
+      // Sizes and lifetimes follow Baileys' defaults (DEFAULT_CACHE_TTLS), with a cap on entries.
+      caches = {
+        msgRetryCounter: new BoundedCache({ max: 2000, ttlMs: 60 * MINUTE }),
+        userDevices: new BoundedCache({ max: 5000, ttlMs: 5 * MINUTE }),
+        callOffer: new BoundedCache({ max: 100, ttlMs: 5 * MINUTE }),
+        placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * MINUTE }),
+        groups: new BoundedCache({ max: 500, ttlMs: 5 * MINUTE }),
+      };
+      this.caches.set(instanceId, caches);
+    }
+    return caches;
+  }
+}

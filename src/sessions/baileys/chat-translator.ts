@@ -1,0 +1,170 @@
+import { proto, type BaileysEventMap, type Chat, type ChatUpdate } from '@whiskeysockets/baileys';
+import type { SessionEvent, SessionEventData } from '../../domain/session/events.js';
+import { compact } from './compact.js';
+import { isLid, isPhoneJid, normalizeJid, toInt, type ProtoInt } from './jid.js';
+import { translateMessage, type TranslateContext } from './message-translator.js';
+
+type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
+type ChatChanges = SessionEventData<'ChatUpdated'>['changes'];
+type LidPair = SessionEventData<'LidMappingLearned'>['pairs'][number];
+
+/** History is split so no single stored event grows without bound (a chunk can hold thousands). */
+export const HISTORY_MESSAGES_PER_EVENT = 250;
+export const HISTORY_CHATS_PER_EVENT = 500;
+
+/**
+ * Mute ends arrive in milliseconds from app-state mute actions and, in history conversations, in
+ * seconds; -1 means forever. Any real millisecond timestamp is above 1e11 (1973), any second
+ * timestamp below it until the year 5138, so the magnitude tells them apart.
+ */
+export function muteEndMs(value: ProtoInt): number | undefined {
+  const n = toInt(value);
+  if (n === undefined) return undefined;
+  if (n <= 0) return n < 0 ? -1 : 0;
+  return n < 1e11 ? n * 1000 : n;
+}
+
+/** A chat as the network describes it in history and upserts (counts are absolute there). */
+export function chatInfoOf(chat: Chat): ChatInfo | undefined {
+  const jid = normalizeJid(chat.id);
+  if (!jid) return undefined;
+  return compact<ChatInfo>({
+    jid,
+    name: chat.name || chat.displayName || undefined,
+    archived: chat.archived ?? undefined,
+    pinned: chat.pinned === null || chat.pinned === undefined ? undefined : chat.pinned > 0,
+    mute_end_ms: muteEndMs(chat.muteEndTime),
+    unread_count: chat.unreadCount === null || chat.unreadCount === undefined ? undefined : Math.max(0, chat.unreadCount),
+    marked_as_unread: chat.markedAsUnread ?? undefined,
+    last_message_s: lastMessageSeconds(chat),
+    community_jid: normalizeJid(chat.parentGroupId),
+    read_only: chat.readOnly ?? undefined,
+  });
+}
+
+function lastMessageSeconds(chat: Chat): number | undefined {
+  return toInt(chat.conversationTimestamp) || toInt(chat.lastMsgTimestamp) || toInt(chat.lastMessageRecvTimestamp) || undefined;
+}
+
+export function chatsUpsertEvents(chats: BaileysEventMap['chats.upsert']): SessionEvent[] {
+  const infos = chats.map(chatInfoOf).filter((c): c is ChatInfo => !!c);
+  return infos.length ? [{ type: 'ChatsUpserted', data: { chats: infos } }] : [];
+}
+
+/**
+ * `chats.update` carries only what changed. Its `unreadCount` has three meanings in Baileys v7:
+ * a positive number is an increment (a new message arrived: process-message sends
+ * `unreadCount: 1` with the message attached, and the event buffer sums increments); 0 comes from
+ * the phone marking the chat read (absolute); -1 from the phone marking it unread (a flag, no
+ * count); null neutralises a pending mark and changes nothing. This is the same rule Baileys' own
+ * reference store applied (`if (update.unreadCount > 0) count += update.unreadCount`).
+ */
+export function chatUpdateEvents(updates: BaileysEventMap['chats.update']): SessionEvent[] {
+  const events: SessionEvent[] = [];
+  for (const update of updates) {
+    const jid = normalizeJid(update.id);
+    if (!jid) continue;
+    const changes = chatChanges(update);
+    if (Object.keys(changes).length) events.push({ type: 'ChatUpdated', data: { jid, changes } });
+  }
+  return events;
+}
+
+function chatChanges(update: ChatUpdate): ChatChanges {
+  const changes: ChatChanges = {};
+  if (update.name) changes.name = update.name;
+  if ('archived' in update && update.archived !== undefined) changes.archived = !!update.archived;
+  // Pin and mute actions send null to undo.
+  if ('pinned' in update && update.pinned !== undefined) changes.pinned = !!update.pinned && update.pinned > 0;
+  if ('muteEndTime' in update && update.muteEndTime !== undefined) changes.mute_end_ms = muteEndMs(update.muteEndTime) ?? 0;
+  const unread = update.unreadCount;
+  if (typeof unread === 'number') {
+    if (unread > 0) changes.unread_delta = unread;
+    else if (unread === 0) Object.assign(changes, { unread_count: 0, marked_as_unread: false });
+    else changes.marked_as_unread = true;
+  }
+  if (typeof update.markedAsUnread === 'boolean') changes.marked_as_unread = update.markedAsUnread;
+  const last = toInt(update.conversationTimestamp);
+  if (last) changes.last_message_s = last;
+  return changes;
+}
+
+export function chatsDeleteEvents(jids: BaileysEventMap['chats.delete']): SessionEvent[] {
+  return jids
+    .map((id) => normalizeJid(id))
+    .filter((jid): jid is string => !!jid)
+    .map((jid) => ({ type: 'ChatUpdated', data: { jid, changes: { deleted: true } } }));
+}
+
+/**
+ * One history sync chunk: HistorySyncReceived events (split by size, the first carrying the
+ * chats) plus LidMappingLearned with every phone↔LID pair the chunk reveals: Baileys' own pair
+ * list, the conversations' pn/lid jids, and the contacts it derived.
+ */
+export function historyEvents(set: BaileysEventMap['messaging-history.set'], ctx: TranslateContext): SessionEvent[] {
+  const chats = set.chats.map(chatInfoOf).filter((c): c is ChatInfo => !!c);
+  const messages = set.messages
+    .map((m) => translateMessage(m, ctx))
+    .filter((m): m is NonNullable<typeof m> => !!m);
+  const header = compact({
+    sync_type: syncTypeName(set.syncType),
+    progress: set.progress === null || set.progress === undefined ? undefined : clampPercent(set.progress),
+    is_latest: set.isLatest,
+  });
+  const events: SessionEvent[] = [];
+  const chunks = Math.max(1, Math.ceil(chats.length / HISTORY_CHATS_PER_EVENT), Math.ceil(messages.length / HISTORY_MESSAGES_PER_EVENT));
+  for (let i = 0; i < chunks; i++) {
+    events.push({
+      type: 'HistorySyncReceived',
+      data: {
+        ...header,
+        chats: chats.slice(i * HISTORY_CHATS_PER_EVENT, (i + 1) * HISTORY_CHATS_PER_EVENT),
+        messages: messages.slice(i * HISTORY_MESSAGES_PER_EVENT, (i + 1) * HISTORY_MESSAGES_PER_EVENT),
+      },
+    });
+  }
+  const pairs = lidPairs(set);
+  if (pairs.length) events.push({ type: 'LidMappingLearned', data: { pairs } });
+  return events;
+}
+
+function syncTypeName(type: proto.HistorySync.HistorySyncType | null | undefined): string {
+  if (type === null || type === undefined) return 'UNKNOWN';
+  return proto.HistorySync.HistorySyncType[type] ?? String(type);
+}
+
+function clampPercent(value: number): number {
+  return Math.min(100, Math.max(0, Math.round(value)));
+}
+
+function lidPairs(set: BaileysEventMap['messaging-history.set']): LidPair[] {
+  const candidates: [string | null | undefined, string | null | undefined][] = [
+    ...(set.lidPnMappings ?? []).map((m): [string, string] => [m.pn, m.lid]),
+    ...set.chats.flatMap((c): [string | null | undefined, string | null | undefined][] => [
+      [c.id, c.lidJid],
+      [c.pnJid, c.id],
+    ]),
+    ...set.contacts.flatMap((c): [string | undefined, string | undefined][] => [
+      [c.phoneNumber, c.lid],
+      [c.id, c.lid],
+      [c.phoneNumber, c.id],
+    ]),
+  ];
+  return uniquePairs(candidates);
+}
+
+/** Keeps the candidates that really are (phone jid, LID) pairs, without duplicates. */
+export function uniquePairs(candidates: [string | null | undefined, string | null | undefined][]): LidPair[] {
+  const seen = new Set<string>();
+  const pairs: LidPair[] = [];
+  for (const [rawPn, rawLid] of candidates) {
+    const pn = normalizeJid(rawPn);
+    const lid = normalizeJid(rawLid);
+    if (!pn || !lid || !isPhoneJid(pn) || !isLid(lid)) continue;
+    const key = `${pn}|${lid}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    pairs.push({ pn, lid });
+  }
+  return pairs;
+}

@@ -1,0 +1,83 @@
+import { proto, type BaileysEventMap } from '@whiskeysockets/baileys';
+import type { SessionEvent, SessionEventData } from '../../domain/session/events.js';
+import { normalizeJid, toInt } from './jid.js';
+import type { TranslateContext } from './message-translator.js';
+
+type Receipt = SessionEventData<'ReceiptReceived'>;
+type ReceiptState = Receipt['state'];
+
+const Status = proto.WebMessageInfo.Status;
+
+/**
+ * `messages.update` carries receipts for 1:1 chats as a new message status. On our messages
+ * (fromMe) a DELIVERY_ACK means delivered and READ or PLAYED (voice notes, videos) means read. On
+ * messages we received, a READ status means another of our devices (the phone) read them: ReadSelf.
+ * SERVER_ACK (the server has it) and updates without a status (edits, stars, polls) are not
+ * receipts. Groups receipts come through `message-receipt.update` instead.
+ */
+export function messageUpdateReceipts(updates: BaileysEventMap['messages.update'], ctx: TranslateContext): SessionEvent[] {
+  const receipts: Receipt[] = [];
+  for (const { key, update } of updates) {
+    const status = update.status;
+    const chat = normalizeJid(key.remoteJid);
+    if (status === null || status === undefined || !chat || !key.id) continue;
+    const state = key.fromMe ? ourMessageState(status) : status >= Status.READ ? 'ReadSelf' : undefined;
+    if (!state) continue;
+    const sender = state === 'ReadSelf' ? normalizeJid(ctx.me?.jid) ?? chat : normalizeJid(key.participant) ?? chat;
+    receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s: toInt(update.messageTimestamp) ?? 0 });
+  }
+  return grouped(receipts);
+}
+
+function ourMessageState(status: proto.WebMessageInfo.Status): ReceiptState | undefined {
+  if (status === Status.DELIVERY_ACK) return 'Delivered';
+  if (status === Status.READ || status === Status.PLAYED) return 'Read';
+  return undefined;
+}
+
+/**
+ * `message-receipt.update` carries per-participant receipts in groups (and status broadcasts):
+ * the participant who read or received is the receipt's sender. A read by our own account (the
+ * phone reading a group message) is ReadSelf.
+ */
+export function userReceiptEvents(updates: BaileysEventMap['message-receipt.update'], ctx: TranslateContext): SessionEvent[] {
+  const me = [normalizeJid(ctx.me?.jid), normalizeJid(ctx.me?.lid)].filter((j): j is string => !!j);
+  const receipts: Receipt[] = [];
+  for (const { key, receipt } of updates) {
+    const chat = normalizeJid(key.remoteJid);
+    const sender = normalizeJid(receipt.userJid);
+    if (!chat || !sender || !key.id) continue;
+    const read = toInt(receipt.readTimestamp) || toInt(receipt.playedTimestamp);
+    const delivered = toInt(receipt.receiptTimestamp);
+    let state: ReceiptState;
+    let timestamp_s: number;
+    if (read) [state, timestamp_s] = [me.includes(sender) ? 'ReadSelf' : 'Read', read];
+    else if (delivered) [state, timestamp_s] = ['Delivered', delivered];
+    else continue;
+    receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s });
+  }
+  return grouped(receipts);
+}
+
+/**
+ * WhatsApp acknowledges several messages in one receipt and Baileys splits them into one update
+ * per message; we join neighbours that share chat, sender, state and time back into one event.
+ */
+function grouped(receipts: Receipt[]): SessionEvent[] {
+  const out: Receipt[] = [];
+  for (const receipt of receipts) {
+    const last = out[out.length - 1];
+    if (
+      last &&
+      last.chat === receipt.chat &&
+      last.sender === receipt.sender &&
+      last.state === receipt.state &&
+      last.timestamp_s === receipt.timestamp_s
+    ) {
+      if (!last.message_ids.includes(receipt.message_ids[0] as string)) last.message_ids.push(...receipt.message_ids);
+    } else {
+      out.push({ ...receipt, message_ids: [...receipt.message_ids] });
+    }
+  }
+  return out.map((data) => ({ type: 'ReceiptReceived', data }));
+}

@@ -1,0 +1,94 @@
+import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
+
+/**
+ * The messaging-network port. Two drivers implement it: `baileys` (the real network) and
+ * `sandbox` (the simulated one). Each driver translates its own happenings into SessionEvents;
+ * the session manager appends them to `session-<id>` and owns reconnects.
+ */
+export interface MessagingNetwork {
+  readonly kind: 'baileys' | 'sandbox';
+  /** Opens a connection for one instance. Resolves once the connection attempt has started. */
+  connect(options: ConnectOptions): Promise<NetworkConnection>;
+}
+
+export interface ConnectOptions {
+  instanceId: string;
+  /** The account that owns the instance (the sandbox checks phone ownership with it). */
+  accountId: string;
+  /** Durable credentials of the session (Baileys creds and signal keys; the sandbox's link). */
+  auth: AuthStateStore;
+  handlers: ConnectionHandlers;
+}
+
+export interface ConnectionHandlers {
+  /**
+   * Happenings, in network order. The driver awaits each call before delivering the next, so
+   * the events are stored in the order they happened.
+   */
+  onEvents(events: SessionEvent[]): Promise<void>;
+  /** Pairing material changes (QR strings rotate); ephemeral, never stored. */
+  onQr(qr: string): void;
+  /** The connection ended; the manager decides whether and when to reconnect. */
+  onClose(close: { reason: DisconnectReason; statusCode?: number }): void;
+  /** An incoming call offer (the manager rejects it when the instance says so). */
+  onCall?(call: { id: string; from: string }): void;
+}
+
+export interface ProfileSnapshot {
+  phone: string;
+  jid: string;
+  push_name?: string;
+  about?: string;
+  picture_id?: string;
+  picture_url?: string;
+  verified_name?: string;
+  business_name?: string;
+  business?: {
+    business_hours_timezone?: string;
+    categories?: { id: string; name: string }[];
+    profile_options?: Record<string, string>;
+    address?: string;
+    email?: string;
+    website?: string;
+  };
+}
+
+export interface SendOptions {
+  replyTo?: string;
+}
+
+export interface ButtonsContent {
+  text?: string;
+  footer?: string;
+  buttons: { id: string; text: string }[];
+}
+
+export interface NetworkConnection {
+  /** Links by code instead of QR: `phone` is digits with country code. */
+  requestPairingCode(phone: string): Promise<string>;
+  /** The connected account's profile, fetched fresh. Throws NotConnectedError when not open. */
+  profile(): Promise<ProfileSnapshot>;
+  sendText(to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
+  /** Where buttons cannot be rendered, the driver sends its best fallback and says so in `fallback`. */
+  sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }>;
+  markRead(chat: string, messageIds: string[], sender?: string): Promise<void>;
+  react(chat: string, messageId: string, reaction: string, fromMe?: boolean): Promise<NetworkMessage>;
+  rejectCall(callId: string, from: string): Promise<void>;
+  /** Unlinks the device on the network and wipes nothing locally (the manager does). */
+  logout(): Promise<void>;
+  /** Closes the socket without unlinking; no onClose follows. */
+  end(): Promise<void>;
+}
+
+/** Credentials kept by the session manager, encrypted at rest, written in bulk. */
+export interface AuthStateStore {
+  /** Reads values by type and ids; absent ids are missing from the result. */
+  get(type: string, ids: string[]): Promise<Record<string, unknown>>;
+  /** Writes (value) or deletes (null) many keys in one durable write. */
+  set(data: Record<string, Record<string, unknown | null>>): Promise<void>;
+  clear(): Promise<void>;
+}
+
+export class NotConnectedError extends Error {
+  override name = 'NotConnectedError';
+}

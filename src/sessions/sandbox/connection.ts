@@ -1,0 +1,138 @@
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
+import type { DisconnectReason, NetworkMessage, SessionEvent } from '../../domain/session/events.js';
+import {
+  NotConnectedError,
+  type AuthStateStore,
+  type ButtonsContent,
+  type ConnectionHandlers,
+  type NetworkConnection,
+  type ProfileSnapshot,
+  type SendOptions,
+} from '../port.js';
+
+/** What a connection does on the network; the sandbox implements it once for all connections. */
+export interface ConnectionActions {
+  requestPairingCode(conn: SandboxConnection, phone: string): Promise<string>;
+  profile(conn: SandboxConnection): Promise<ProfileSnapshot>;
+  sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
+  sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage>;
+  markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
+  react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
+  logout(conn: SandboxConnection): Promise<void>;
+  end(conn: SandboxConnection): void;
+}
+
+/**
+ * pairing: showing a QR or holding pairing codes; linking: a phone is pairing with it right now;
+ * connected: linked to `phone`; closed: ended, logged out or unlinked (nothing more is emitted
+ * after end()).
+ */
+export type ConnectionState = 'pairing' | 'linking' | 'connected' | 'closed';
+
+export interface DeliverOptions {
+  /** Wait for the next turn of the event loop first: used when connect() has not returned yet. */
+  defer?: boolean;
+}
+
+export class SandboxConnection implements NetworkConnection {
+  state: ConnectionState = 'pairing';
+  /** The linked phone, once connected. */
+  phone: string | undefined;
+  // Deliveries run one after another, so the manager stores events in the order they happened.
+  private chain: Promise<void> = Promise.resolve();
+  private silenced = false;
+
+  constructor(
+    readonly instanceId: string,
+    readonly accountId: string,
+    readonly auth: AuthStateStore,
+    private readonly handlers: ConnectionHandlers,
+    private readonly actions: ConnectionActions,
+    private readonly latencyMs: number,
+  ) {}
+
+  /** The linked phone; NotConnectedError when the connection is not open. */
+  connectedPhone(): string {
+    if (this.state !== 'connected' || this.phone === undefined) throw new NotConnectedError('the sandbox connection is not connected');
+    return this.phone;
+  }
+
+  /**
+   * Queues events behind those already queued and resolves once the manager has taken them. A
+   * rejection of onEvents reaches the caller (the phone's request fails loudly) without blocking
+   * later deliveries.
+   */
+  deliver(events: SessionEvent[], options: DeliverOptions = {}): Promise<void> {
+    return this.enqueue(async () => {
+      if (events.length > 0) await this.handlers.onEvents(events);
+    }, options);
+  }
+
+  /** Ends the connection from the network's side, after what is already queued. */
+  close(close: { reason: DisconnectReason; statusCode?: number }, options: DeliverOptions = {}): Promise<void> {
+    this.state = 'closed';
+    return this.enqueue(async () => this.handlers.onClose(close), options);
+  }
+
+  /** Nothing more reaches the handlers, queued deliveries included (end()). */
+  silence(): void {
+    this.state = 'closed';
+    this.silenced = true;
+  }
+
+  showQr(qr: string): void {
+    // After connect() has returned, as a real socket would, so the manager is ready for it.
+    setImmediate(() => {
+      if (!this.silenced && this.state === 'pairing') this.handlers.onQr(qr);
+    });
+  }
+
+  requestPairingCode(phone: string): Promise<string> {
+    return this.actions.requestPairingCode(this, phone);
+  }
+
+  profile(): Promise<ProfileSnapshot> {
+    return this.actions.profile(this);
+  }
+
+  sendText(to: string, text: string, options?: SendOptions): Promise<NetworkMessage> {
+    return this.actions.sendText(this, to, text, options);
+  }
+
+  async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
+    // The sandbox renders buttons natively: never a fallback.
+    return { message: await this.actions.sendButtons(this, to, content) };
+  }
+
+  markRead(chat: string, messageIds: string[]): Promise<void> {
+    return this.actions.markRead(this, chat, messageIds);
+  }
+
+  react(chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {
+    return this.actions.react(this, chat, messageId, reaction);
+  }
+
+  async rejectCall(): Promise<void> {
+    // Sandbox phones never call; there is nothing to reject.
+    this.connectedPhone();
+  }
+
+  logout(): Promise<void> {
+    return this.actions.logout(this);
+  }
+
+  async end(): Promise<void> {
+    this.actions.end(this);
+  }
+
+  private enqueue(work: () => Promise<void>, options: DeliverOptions): Promise<void> {
+    const run = async () => {
+      if (options.defer) await nextTurn();
+      if (this.latencyMs > 0) await sleep(this.latencyMs);
+      if (!this.silenced) await work();
+    };
+    const done = this.chain.then(run);
+    this.chain = done.catch(() => undefined);
+    return done;
+  }
+}

@@ -1,0 +1,85 @@
+import { invalidInput, notFound } from '../../domain/errors.js';
+import type { NetworkMessage } from '../../domain/session/events.js';
+import { NotConnectedError, type ButtonsContent, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { parseAddress } from './addresses.js';
+import type { ConnectionActions, SandboxConnection } from './connection.js';
+import type { Conversations } from './conversations.js';
+import type { Messaging } from './messaging.js';
+import type { Pairing } from './pairing.js';
+import { profileSnapshot, type Phones } from './phones.js';
+import type { Registry } from './registry.js';
+import type { Signals } from './signals.js';
+import type { PhoneDoc } from './state.js';
+import { chatOf, networkMessage } from './views.js';
+
+/**
+ * What a linked instance does on the sandbox, as its phone would: messages land in the other
+ * phones' inboxes (and reach their own linked instances), reads become receipts for the senders.
+ * Address errors name `phone`, the field of the gateway's chat routes.
+ */
+export class InstanceActions implements ConnectionActions {
+  constructor(
+    private readonly phones: Phones,
+    private readonly conversations: Conversations,
+    private readonly messaging: Messaging,
+    private readonly signals: Signals,
+    private readonly pairing: Pairing,
+    private readonly registry: Registry,
+  ) {}
+
+  requestPairingCode(conn: SandboxConnection, phone: string): Promise<string> {
+    return this.pairing.requestCode(conn, phone);
+  }
+
+  async profile(conn: SandboxConnection): Promise<ProfileSnapshot> {
+    return profileSnapshot(await this.me(conn));
+  }
+
+  async sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage> {
+    const me = await this.me(conn);
+    if (typeof text !== 'string' || text === '') throw invalidInput('message', 'must not be empty');
+    const route = await this.messaging.route(me, parseAddress('phone', to), 'phone', options?.replyTo);
+    const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance');
+    return networkMessage(message, me._id);
+  }
+
+  async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage> {
+    const me = await this.me(conn);
+    if (!Array.isArray(content.buttons) || content.buttons.length === 0) throw invalidInput('buttons', 'at least one button');
+    const route = await this.messaging.route(me, parseAddress('phone', to), 'phone');
+    const buttons = { items: content.buttons.map((b) => ({ id: b.id, text: b.text })), ...(content.footer !== undefined ? { footer: content.footer } : {}) };
+    const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance');
+    return networkMessage(message, me._id);
+  }
+
+  async react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {
+    const me = await this.me(conn);
+    const address = parseAddress('phone', chat);
+    const target = await this.conversations.known(me._id, messageId);
+    if (!target || chatOf(target, me._id) !== address.jid) throw notFound(`message ${messageId} not found in ${address.jid}`);
+    const route = await this.messaging.route(me, address, 'phone');
+    const message = await this.messaging.send(me, route, { type: 'reaction', reaction: { message_id: messageId, text: reaction } }, 'instance');
+    return networkMessage(message, me._id);
+  }
+
+  async markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void> {
+    const me = await this.me(conn);
+    await this.signals.markRead(me, parseAddress('phone', chat), messageIds);
+  }
+
+  async logout(conn: SandboxConnection): Promise<void> {
+    await this.pairing.logout(conn);
+  }
+
+  end(conn: SandboxConnection): void {
+    this.registry.forget(conn);
+    conn.silence();
+  }
+
+  private async me(conn: SandboxConnection): Promise<PhoneDoc> {
+    const phone = conn.connectedPhone();
+    const doc = (await this.phones.byIds([phone])).get(phone);
+    if (!doc) throw new NotConnectedError('the linked sandbox phone no longer exists');
+    return doc;
+  }
+}

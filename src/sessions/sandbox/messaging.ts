@@ -1,0 +1,107 @@
+import { DomainError, invalidInput, notFound } from '../../domain/errors.js';
+import type { SessionEvent } from '../../domain/session/events.js';
+import type { Clock } from '../../infra/clock.js';
+import type { IdGenerator } from '../../infra/ids.js';
+import { unixSeconds, type Address } from './addresses.js';
+import type { SandboxConnection } from './connection.js';
+import type { Conversations } from './conversations.js';
+import type { Groups } from './groups.js';
+import type { Phones } from './phones.js';
+import type { Registry } from './registry.js';
+import type { MessageDoc, PhoneDoc, SandboxState } from './state.js';
+import { networkMessage } from './views.js';
+
+/** Where a message goes, checked before anything is stored (or any media uploaded). */
+export interface Route {
+  recipients: string[];
+  group?: string;
+  replyTo?: string;
+}
+
+export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons'>;
+
+/** Who sends: the phone itself (its linked instance sees MessageSent from the device), or an instance. */
+export type Origin = 'phone' | 'instance';
+
+/** Stores messages and hands each to the connected instances of its recipients. */
+export class Messaging {
+  constructor(
+    private readonly state: SandboxState,
+    private readonly phones: Phones,
+    private readonly groups: Groups,
+    private readonly conversations: Conversations,
+    private readonly registry: Registry,
+    private readonly ids: IdGenerator,
+    private readonly clock: Clock,
+  ) {}
+
+  async route(sender: PhoneDoc, to: Address, field: string, replyTo?: string): Promise<Route> {
+    const route = await this.recipients(sender, to, field);
+    if (replyTo !== undefined) {
+      if (!(await this.conversations.known(sender._id, replyTo))) throw invalidInput('reply_to', 'is not a message of this phone');
+      route.replyTo = replyTo;
+    }
+    return route;
+  }
+
+  async send(sender: PhoneDoc, route: Route, content: Content, origin: Origin): Promise<MessageDoc> {
+    const now = this.clock.now();
+    const message: MessageDoc = {
+      // The shape of WhatsApp Web's ids, so integrators' parsers meet what they will meet live.
+      _id: `3EB0${this.ids.alphanumeric(16)}`,
+      account_id: sender.account_id,
+      seq: await this.state.nextSeq(),
+      from: sender._id,
+      push_name: sender.push_name,
+      recipients: route.recipients,
+      timestamp_s: unixSeconds(now),
+      sent_at: now.toISOString(),
+      delivered_to: [],
+      read_by: [],
+      ...definedOnly(content),
+    };
+    if (route.group !== undefined) message.group = route.group;
+    if (route.replyTo !== undefined) message.reply_to = route.replyTo;
+    await this.conversations.append(message);
+    await this.fanOut(message, origin);
+    return message;
+  }
+
+  private async recipients(sender: PhoneDoc, to: Address, field: string): Promise<Route> {
+    if (to.kind === 'phone') {
+      if (to.phone === sender._id) throw invalidInput(field, 'a phone cannot message itself in the sandbox');
+      const target = (await this.phones.byIds([to.phone])).get(to.phone);
+      if (!target || target.account_id !== sender.account_id) throw notFound(`sandbox phone ${to.phone} not found`);
+      return { recipients: [to.phone] };
+    }
+    const group = await this.groups.owned(sender.account_id, to.jid, field);
+    const self = group.participants.find((p) => p.phone === sender._id);
+    if (!self) throw invalidInput(field, 'the sender is not a member of the group');
+    if (group.announce && !self.is_admin) throw new DomainError('forbidden', 'only admins send to an announcement group');
+    return { recipients: group.participants.map((p) => p.phone).filter((p) => p !== sender._id), group: group._id };
+  }
+
+  private async fanOut(message: MessageDoc, origin: Origin): Promise<void> {
+    const deliveries: [SandboxConnection, SessionEvent][] = [];
+    for (const phone of message.recipients) {
+      const conn = this.registry.connectedFor(phone);
+      if (conn) deliveries.push([conn, { type: 'MessageReceived', data: { message: networkMessage(message, phone), upsert: 'notify' } }]);
+    }
+    const own = origin === 'phone' ? this.registry.connectedFor(message.from) : undefined;
+    if (own) deliveries.push([own, { type: 'MessageSent', data: { message: networkMessage(message, message.from), origin: 'device' } }]);
+    await deliverAll(deliveries);
+  }
+}
+
+/**
+ * One connection after another, each awaited: the caller's request fails if an instance could not
+ * take its event. (The sender's own instance is never among them for an instance-sent message, so
+ * an instance acting from inside its event handler does not wait on itself.)
+ */
+export async function deliverAll(deliveries: [SandboxConnection, SessionEvent][]): Promise<void> {
+  for (const [conn, event] of deliveries) await conn.deliver([event]);
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,169 @@
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { notFound } from '../../domain/errors.js';
+import { defineRoute, type AnyRoute } from '../../api/route.js';
+import type { SandboxNetwork } from './sandbox-network.js';
+import {
+  ChatPresenceBody,
+  CreateGroupBody,
+  CreatePhoneBody,
+  Done,
+  GroupAnswer,
+  GroupParams,
+  InboxAnswer,
+  LinkBody,
+  MessageIdAnswer,
+  ParticipantsBody,
+  PhoneAnswer,
+  PhoneParams,
+  PresenceBody,
+  ReadBody,
+  ReceiptsBody,
+  ScanBody,
+  SendBody,
+} from './schemas.js';
+
+const TAG = 'Sandbox';
+/** 64 MiB of media is about 85.4 MiB of base64, plus the rest of the JSON. */
+export const SANDBOX_MEDIA_BODY_LIMIT = 90 * 1024 * 1024;
+const MediaFileParams = Type.Object({ file: Type.String({ minLength: 1, maxLength: 80 }) });
+
+/** The /sandbox routes of SANDBOX.md; mounted only when MESSAGING_NETWORK=sandbox. */
+export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
+  const done = { description: 'done', schema: Done };
+  const phoneAction = <B extends TObject>(
+    path: string,
+    summary: string,
+    body: B,
+    errors: number[],
+    act: (accountId: string, phone: string, body: Static<B>) => Promise<void>,
+  ) =>
+    defineRoute({
+      method: 'post',
+      path: `/sandbox/phones/{phone}/${path}`,
+      tag: TAG,
+      summary,
+      auth: 'jwt',
+      params: PhoneParams,
+      body,
+      response: done,
+      errors: [400, 404, ...errors],
+      handler: async ({ principal, params, body: input }) => {
+        await act(principal.accountId, params.phone, input);
+        return { body: {} };
+      },
+    });
+
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/phones',
+      tag: TAG,
+      summary: 'Create a simulated phone (an account on the sandbox network)',
+      auth: 'jwt',
+      body: CreatePhoneBody,
+      response: { status: 201, description: 'the phone and its jid', schema: PhoneAnswer },
+      errors: [400, 409],
+      handler: async ({ principal, body }) => ({ status: 201, body: await sandbox.createPhone(principal.accountId, body) }),
+    }),
+    phoneAction('scan', 'The phone scans an instance QR: the instance pairs, connects and syncs the history', ScanBody, [409], (a, p, b) =>
+      sandbox.scan(a, p, b),
+    ),
+    phoneAction('link', 'The phone enters a pairing code: the instance pairs as with a QR', LinkBody, [409], (a, p, b) =>
+      sandbox.link(a, p, b),
+    ),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/phones/{phone}/messages',
+      tag: TAG,
+      summary: 'The phone sends a text or media message to a phone or a group',
+      auth: 'jwt',
+      params: PhoneParams,
+      body: SendBody,
+      bodyLimit: SANDBOX_MEDIA_BODY_LIMIT,
+      response: { status: 201, description: 'the id every party sees', schema: MessageIdAnswer },
+      errors: [400, 403, 404, 413],
+      handler: async ({ principal, params, body }) => ({
+        status: 201,
+        body: await sandbox.sendFromPhone(principal.accountId, params.phone, body),
+      }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/phones/{phone}/inbox',
+      tag: TAG,
+      summary: 'What the phone received, oldest first (buttons and reactions from instances included)',
+      auth: 'jwt',
+      params: PhoneParams,
+      response: { description: 'the inbox', schema: InboxAnswer },
+      errors: [400, 404],
+      handler: async ({ principal, params }) => ({ body: await sandbox.inbox(principal.accountId, params.phone) }),
+    }),
+    phoneAction('receipts', 'The phone acknowledges received messages: their senders see Delivered or Read', ReceiptsBody, [], (a, p, b) =>
+      sandbox.receipts(a, p, b),
+    ),
+    phoneAction('read', 'The paired account reads a chat on its phone: its instance sees ReadSelf', ReadBody, [], (a, p, b) =>
+      sandbox.readSelf(a, p, b),
+    ),
+    phoneAction('presence', 'The phone comes online or goes offline, for instances that know it', PresenceBody, [], (a, p, b) =>
+      sandbox.presence(a, p, b),
+    ),
+    phoneAction('chat-presence', 'The phone is typing, recording or paused in a chat', ChatPresenceBody, [], (a, p, b) =>
+      sandbox.chatPresence(a, p, b),
+    ),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/phones/{phone}/unlink',
+      tag: TAG,
+      summary: 'The phone removes its linked device: that instance is logged out',
+      auth: 'jwt',
+      params: PhoneParams,
+      response: done,
+      errors: [400, 404],
+      handler: async ({ principal, params }) => {
+        await sandbox.unlink(principal.accountId, params.phone);
+        return { body: {} };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/groups',
+      tag: TAG,
+      summary: 'Create a group: the owner is super admin, the participants members',
+      auth: 'jwt',
+      body: CreateGroupBody,
+      response: { status: 201, description: 'the group jid', schema: GroupAnswer },
+      errors: [400, 404],
+      handler: async ({ principal, body }) => ({ status: 201, body: await sandbox.createGroup(principal.accountId, body) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/groups/{jid}/participants',
+      tag: TAG,
+      summary: "An admin adds or removes participants; members' instances see the change",
+      auth: 'jwt',
+      params: GroupParams,
+      body: ParticipantsBody,
+      response: done,
+      errors: [400, 403, 404],
+      handler: async ({ principal, params, body }) => {
+        await sandbox.changeParticipants(principal.accountId, params.jid, body);
+        return { body: {} };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/media/{file}',
+      tag: TAG,
+      summary: 'Encrypted media of sandbox messages, as the network media host serves it',
+      auth: 'public',
+      params: MediaFileParams,
+      response: { description: 'the encrypted bytes', contentType: 'application/octet-stream' },
+      errors: [404],
+      handler: async ({ params }) => {
+        const bytes = await sandbox.mediaFile(params.file);
+        if (!bytes) throw notFound('media not found');
+        return { body: bytes, contentType: 'application/octet-stream' };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,174 @@
+import { invalidInput } from '../../domain/errors.js';
+import type { Clock } from '../../infra/clock.js';
+import type { DocumentStore } from '../../infra/docstore/port.js';
+import type { IdGenerator } from '../../infra/ids.js';
+import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
+import { parseAddress } from './addresses.js';
+import { SandboxConnection } from './connection.js';
+import { Conversations } from './conversations.js';
+import { announceGroup, announceParticipants } from './group-events.js';
+import { Groups } from './groups.js';
+import { InstanceActions } from './instance-actions.js';
+import { MediaStore } from './media-store.js';
+import { Messaging, type Content } from './messaging.js';
+import { Pairing } from './pairing.js';
+import { Phones } from './phones.js';
+import { Registry } from './registry.js';
+import {
+  MEDIA_KINDS,
+  type ChatPresenceInput,
+  type CreateGroupInput,
+  type CreatePhoneInput,
+  type InboxEntry,
+  type ParticipantsInput,
+  type PresenceInput,
+  type ReadInput,
+  type ReceiptsInput,
+  type SendInput,
+} from './schemas.js';
+import { Signals } from './signals.js';
+import { SandboxState } from './state.js';
+import { inboxEntry } from './views.js';
+
+export interface SandboxOptions {
+  docs: DocumentStore;
+  clock: Clock;
+  ids: IdGenerator;
+  /** The gateway's public address: media URLs point at its /sandbox/media route. */
+  publicUrl: string;
+  /** Delay of every delivery to an instance; 0 (the default) never sleeps. */
+  latencyMs?: number;
+}
+
+/**
+ * The simulated messaging network (SANDBOX.md): a driver behind the same port as Baileys, plus the
+ * operations the /sandbox routes call on behalf of an account's simulated phones. Every operation
+ * takes the caller's account; another account's phones and groups answer 404.
+ */
+export class SandboxNetwork implements MessagingNetwork {
+  readonly kind = 'sandbox' as const;
+  private readonly state: SandboxState;
+  private readonly registry = new Registry();
+  private readonly phones: Phones;
+  private readonly groups: Groups;
+  private readonly conversations: Conversations;
+  private readonly media: MediaStore;
+  private readonly messaging: Messaging;
+  private readonly signals: Signals;
+  private readonly pairing: Pairing;
+  private readonly actions: InstanceActions;
+  private readonly latencyMs: number;
+
+  constructor(options: SandboxOptions) {
+    const { docs, clock, ids } = options;
+    this.latencyMs = Math.max(0, options.latencyMs ?? 0);
+    this.state = new SandboxState(docs);
+    this.phones = new Phones(this.state, clock);
+    this.groups = new Groups(this.state, this.phones, ids, clock);
+    this.conversations = new Conversations(this.state);
+    this.media = new MediaStore(this.state, ids, clock, options.publicUrl);
+    this.messaging = new Messaging(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
+    this.signals = new Signals(this.phones, this.groups, this.conversations, this.registry, clock);
+    this.pairing = new Pairing(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
+    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry);
+  }
+
+  async connect(options: ConnectOptions): Promise<NetworkConnection> {
+    await this.state.ready();
+    const conn = new SandboxConnection(options.instanceId, options.accountId, options.auth, options.handlers, this.actions, this.latencyMs);
+    this.registry.open(conn);
+    await this.pairing.start(conn);
+    return conn;
+  }
+
+  async createPhone(accountId: string, input: CreatePhoneInput): Promise<{ phone: string; jid: string }> {
+    await this.state.ready();
+    const doc = await this.phones.create(accountId, input);
+    return { phone: doc._id, jid: doc.jid };
+  }
+
+  async scan(accountId: string, phone: string, input: { qr: string }): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    if (typeof input.qr !== 'string' || input.qr === '') throw invalidInput('qr', 'must not be empty');
+    await this.pairing.scan(accountId, doc, input.qr);
+  }
+
+  async link(accountId: string, phone: string, input: { code: string }): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    if (typeof input.code !== 'string' || input.code === '') throw invalidInput('code', 'must not be empty');
+    await this.pairing.link(accountId, doc, input.code);
+  }
+
+  async sendFromPhone(accountId: string, phone: string, input: SendInput): Promise<{ message_id: string }> {
+    const sender = await this.phone(accountId, phone);
+    if (input.text === undefined && input.media === undefined) throw invalidInput('text', 'text or media is required');
+    if (input.text !== undefined && input.media !== undefined) throw invalidInput('text', 'send text or media, not both (media.caption carries text)');
+    if (input.text !== undefined && (typeof input.text !== 'string' || input.text === '')) throw invalidInput('text', 'must not be empty');
+    if (input.media !== undefined && !MEDIA_KINDS.includes(input.media.kind)) throw invalidInput('media.kind', 'must be image, video, audio or document');
+    // Checked before the media is encrypted and stored, so a refused message leaves no blob behind.
+    const route = await this.messaging.route(sender, parseAddress('to', input.to), 'to', input.reply_to);
+    const content: Content = input.media ? { type: 'media', media: await this.media.upload(accountId, input.media) } : { type: 'text', text: input.text };
+    const message = await this.messaging.send(sender, route, content, 'phone');
+    return { message_id: message._id };
+  }
+
+  async inbox(accountId: string, phone: string): Promise<{ messages: InboxEntry[] }> {
+    const doc = await this.phone(accountId, phone);
+    const messages = await this.conversations.inbox(doc._id);
+    return { messages: messages.map((m) => inboxEntry(m, doc._id)) };
+  }
+
+  async receipts(accountId: string, phone: string, input: ReceiptsInput): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    if (!Array.isArray(input.message_ids) || input.message_ids.length === 0) throw invalidInput('message_ids', 'at least one message id');
+    if (input.state !== 'Delivered' && input.state !== 'Read') throw invalidInput('state', 'must be Delivered or Read');
+    await this.signals.receipts(doc, input.message_ids, input.state);
+  }
+
+  async readSelf(accountId: string, phone: string, input: ReadInput): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    await this.signals.readSelf(doc, parseAddress('chat', input.chat));
+  }
+
+  async presence(accountId: string, phone: string, input: PresenceInput): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    if (input.state !== 'available' && input.state !== 'unavailable') throw invalidInput('state', 'must be available or unavailable');
+    await this.signals.presence(doc, input.state);
+  }
+
+  async chatPresence(accountId: string, phone: string, input: ChatPresenceInput): Promise<void> {
+    const doc = await this.phone(accountId, phone);
+    if (!['composing', 'recording', 'paused'].includes(input.state)) throw invalidInput('state', 'must be composing, recording or paused');
+    await this.signals.chatPresence(doc, parseAddress('to', input.to), input.state);
+  }
+
+  async unlink(accountId: string, phone: string): Promise<void> {
+    await this.pairing.unlink(await this.phone(accountId, phone));
+  }
+
+  async createGroup(accountId: string, input: CreateGroupInput): Promise<{ jid: string }> {
+    await this.state.ready();
+    const group = await this.groups.create(accountId, input);
+    await announceGroup(this.registry, group);
+    return { jid: group._id };
+  }
+
+  async changeParticipants(accountId: string, jid: string, input: ParticipantsInput): Promise<void> {
+    await this.state.ready();
+    const change = await this.groups.changeParticipants(accountId, jid, input);
+    await announceParticipants(this.registry, change, input.by);
+  }
+
+  /** The encrypted bytes behind a media URL, or null. Public: the URL's random id is the secret. */
+  async mediaFile(file: string): Promise<Buffer | null> {
+    const match = /^([A-Za-z0-9]{1,64})\.enc$/.exec(file);
+    if (!match?.[1]) return null;
+    await this.state.ready();
+    return this.media.get(match[1]);
+  }
+
+  private async phone(accountId: string, phone: string) {
+    await this.state.ready();
+    return this.phones.owned(accountId, phone);
+  }
+}

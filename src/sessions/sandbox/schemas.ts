@@ -1,0 +1,151 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/**
+ * Request and answer shapes of the /sandbox routes (SANDBOX.md). The routes validate with them;
+ * the SandboxNetwork takes the same types and re-checks what matters, so port-level callers get the
+ * same 400s.
+ */
+const Phone = Type.String({ pattern: '^[0-9]{8,15}$', description: 'digits with country code', example: '5511999990001' });
+const Jid = Type.String({ minLength: 1, maxLength: 128 });
+const MessageId = Type.String({ minLength: 1, maxLength: 128 });
+
+export const BusinessInput = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    verified_name: Type.Optional(Type.String({ maxLength: 256 })),
+    website: Type.Optional(Type.String({ maxLength: 2048 })),
+    email: Type.Optional(Type.String({ maxLength: 320 })),
+    address: Type.Optional(Type.String({ maxLength: 1024 })),
+    categories: Type.Optional(
+      Type.Array(Type.Object({ id: Type.String({ maxLength: 128 }), name: Type.String({ maxLength: 256 }) }, { additionalProperties: false }), {
+        maxItems: 10,
+      }),
+    ),
+    profile_options: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 1024 }))),
+    business_hours_timezone: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+export type BusinessInput = Static<typeof BusinessInput>;
+
+export const CreatePhoneBody = Type.Object(
+  {
+    phone: Phone,
+    push_name: Type.String({ minLength: 1, maxLength: 256 }),
+    about: Type.Optional(Type.String({ maxLength: 1024 })),
+    business: Type.Optional(BusinessInput),
+    contacts: Type.Optional(Type.Array(Phone, { maxItems: 5000 })),
+  },
+  { additionalProperties: false },
+);
+export type CreatePhoneInput = Static<typeof CreatePhoneBody>;
+
+export const ScanBody = Type.Object({ qr: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
+export const LinkBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
+
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document'] as const;
+export const MediaInput = Type.Object(
+  {
+    kind: Type.Union(MEDIA_KINDS.map((k) => Type.Literal(k))),
+    mimetype: Type.String({ minLength: 3, maxLength: 255 }),
+    data_base64: Type.String({ minLength: 1, description: 'the plain file, base64 (at most 64 MiB decoded)' }),
+    file_name: Type.Optional(Type.String({ maxLength: 255 })),
+    caption: Type.Optional(Type.String({ maxLength: 4096 })),
+  },
+  { additionalProperties: false },
+);
+export type MediaInput = Static<typeof MediaInput>;
+
+export const SendBody = Type.Object(
+  {
+    to: Type.String({ minLength: 1, maxLength: 128, description: 'a phone number, a user jid or a group jid' }),
+    text: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
+    media: Type.Optional(MediaInput),
+    reply_to: Type.Optional(MessageId),
+  },
+  { additionalProperties: false },
+);
+export type SendInput = Static<typeof SendBody>;
+
+export const ReceiptsBody = Type.Object(
+  {
+    message_ids: Type.Array(MessageId, { minItems: 1, maxItems: 1000 }),
+    state: Type.Union([Type.Literal('Delivered'), Type.Literal('Read')]),
+  },
+  { additionalProperties: false },
+);
+export type ReceiptsInput = Static<typeof ReceiptsBody>;
+
+export const ReadBody = Type.Object({ chat: Jid }, { additionalProperties: false });
+export type ReadInput = Static<typeof ReadBody>;
+
+export const PresenceBody = Type.Object(
+  { state: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]) },
+  { additionalProperties: false },
+);
+export type PresenceInput = Static<typeof PresenceBody>;
+
+export const ChatPresenceBody = Type.Object(
+  { to: Jid, state: Type.Union([Type.Literal('composing'), Type.Literal('recording'), Type.Literal('paused')]) },
+  { additionalProperties: false },
+);
+export type ChatPresenceInput = Static<typeof ChatPresenceBody>;
+
+export const CreateGroupBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    owner: Phone,
+    participants: Type.Array(Phone, { maxItems: 1023 }),
+    topic: Type.Optional(Type.String({ maxLength: 2048 })),
+    announce: Type.Optional(Type.Boolean()),
+    locked: Type.Optional(Type.Boolean()),
+    ephemeral_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
+  },
+  { additionalProperties: false },
+);
+export type CreateGroupInput = Static<typeof CreateGroupBody>;
+
+export const ParticipantsBody = Type.Object(
+  {
+    add: Type.Optional(Type.Array(Phone, { maxItems: 1023 })),
+    remove: Type.Optional(Type.Array(Phone, { maxItems: 1023 })),
+    by: Phone,
+  },
+  { additionalProperties: false },
+);
+export type ParticipantsInput = Static<typeof ParticipantsBody>;
+
+export const PhoneParams = Type.Object({ phone: Phone });
+export const GroupParams = Type.Object({ jid: Jid });
+export const MediaFileParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9]{1,64}\\.enc$' }) });
+
+export const PhoneAnswer = Type.Object({ phone: Type.String(), jid: Type.String() });
+export const MessageIdAnswer = Type.Object({ message_id: Type.String() });
+export const GroupAnswer = Type.Object({ jid: Type.String() });
+export const Done = Type.Object({});
+
+export const InboxEntry = Type.Object({
+  message_id: Type.String(),
+  from: Type.String({ description: 'jid of the sender' }),
+  chat: Type.String({ description: "the sender's jid, or the group jid" }),
+  type: Type.Union([Type.Literal('text'), Type.Literal('media'), Type.Literal('buttons'), Type.Literal('reaction')]),
+  text: Type.Optional(Type.String()),
+  reply_to: Type.Optional(Type.String()),
+  media: Type.Optional(
+    Type.Object({
+      kind: Type.String(),
+      mimetype: Type.String(),
+      url: Type.String(),
+      file_length: Type.Integer(),
+      file_name: Type.Optional(Type.String()),
+      caption: Type.Optional(Type.String()),
+    }),
+  ),
+  buttons: Type.Optional(
+    Type.Object({ footer: Type.Optional(Type.String()), items: Type.Array(Type.Object({ id: Type.String(), text: Type.String() })) }),
+  ),
+  reaction: Type.Optional(Type.Object({ message_id: Type.String(), text: Type.String() })),
+  timestamp: Type.String({ format: 'date-time' }),
+});
+export type InboxEntry = Static<typeof InboxEntry>;
+export const InboxAnswer = Type.Object({ messages: Type.Array(InboxEntry) });

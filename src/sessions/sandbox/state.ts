@@ -1,0 +1,148 @@
+import type { SessionEventData } from '../../domain/session/events.js';
+import type { Collection, Document, DocumentStore, WriteOptions } from '../../infra/docstore/port.js';
+import type { BusinessInput } from './schemas.js';
+
+/**
+ * The sandbox world, kept in the document store so that it survives a restart. Every write is
+ * durable: unlike read models, nothing can rebuild these documents.
+ */
+export const DURABLE: WriteOptions = { durable: true };
+
+export const COLLECTIONS = {
+  phones: 'sandbox_phones',
+  messages: 'sandbox_messages',
+  groups: 'sandbox_groups',
+  links: 'sandbox_links',
+  media: 'sandbox_media',
+  mediaChunks: 'sandbox_media_chunks',
+} as const;
+
+export interface PhoneDoc extends Document {
+  /** The phone digits: unique across the sandbox, because jids are global. */
+  _id: string;
+  account_id: string;
+  jid: string;
+  push_name: string;
+  about?: string;
+  business?: BusinessInput;
+  contacts: string[];
+  created_at: string;
+}
+
+export type StoredMedia = SessionEventData<'MessageReceived'>['message']['media'] & object;
+
+export interface MessageDoc extends Document {
+  /** The message id every party sees. */
+  _id: string;
+  account_id: string;
+  /** Global send order: timestamps tie within a second. */
+  seq: number;
+  from: string;
+  /** The sender's push name when sent, as the network stamps it. */
+  push_name: string;
+  /** Set for group messages. */
+  group?: string;
+  /** Phones the message was delivered to (the other party, or the other group members). */
+  recipients: string[];
+  type: 'text' | 'media' | 'buttons' | 'reaction';
+  text?: string;
+  reply_to?: string;
+  media?: StoredMedia;
+  reaction?: { message_id: string; text: string };
+  buttons?: { footer?: string; items: { id: string; text: string }[] };
+  timestamp_s: number;
+  sent_at: string;
+  delivered_to: string[];
+  read_by: string[];
+}
+
+export interface GroupMember {
+  phone: string;
+  is_admin: boolean;
+  is_super_admin: boolean;
+}
+
+export interface GroupDoc extends Document {
+  _id: string;
+  account_id: string;
+  name: string;
+  owner: string;
+  participants: GroupMember[];
+  topic?: string;
+  announce: boolean;
+  locked: boolean;
+  ephemeral_seconds: number;
+  created_s: number;
+}
+
+/** Which instance a phone's linked device is. One each way. */
+export interface LinkDoc extends Document {
+  /** The instance id. */
+  _id: string;
+  phone: string;
+  account_id: string;
+  linked_at: string;
+}
+
+export interface MediaDoc extends Document {
+  _id: string;
+  account_id: string;
+  length: number;
+  chunks: number;
+  created_at: string;
+}
+
+export interface MediaChunkDoc extends Document {
+  _id: string;
+  blob: string;
+  index: number;
+  /** Base64: a string is stored the same by every adapter, unlike binary values. */
+  data: string;
+}
+
+export class SandboxState {
+  readonly phones: Collection<PhoneDoc>;
+  readonly messages: Collection<MessageDoc>;
+  readonly groups: Collection<GroupDoc>;
+  readonly links: Collection<LinkDoc>;
+  readonly media: Collection<MediaDoc>;
+  readonly mediaChunks: Collection<MediaChunkDoc>;
+  private setup: Promise<void> | undefined;
+  private seq: Promise<number> | undefined;
+
+  constructor(readonly docs: DocumentStore) {
+    this.phones = docs.collection(COLLECTIONS.phones);
+    this.messages = docs.collection(COLLECTIONS.messages);
+    this.groups = docs.collection(COLLECTIONS.groups);
+    this.links = docs.collection(COLLECTIONS.links);
+    this.media = docs.collection(COLLECTIONS.media);
+    this.mediaChunks = docs.collection(COLLECTIONS.mediaChunks);
+  }
+
+  /** Creates the indexes once per process (createIndex is idempotent). */
+  ready(): Promise<void> {
+    this.setup ??= (async () => {
+      await this.phones.createIndex({ name: 'account', keys: { account_id: 1 } });
+      await this.messages.createIndex({ name: 'seq', keys: { seq: 1 } });
+      await this.messages.createIndex({ name: 'from', keys: { from: 1, seq: 1 } });
+      await this.messages.createIndex({ name: 'recipients', keys: { recipients: 1, seq: 1 } });
+      await this.groups.createIndex({ name: 'members', keys: { 'participants.phone': 1 } });
+      await this.links.createIndex({ name: 'phone', keys: { phone: 1 }, unique: true });
+      await this.mediaChunks.createIndex({ name: 'blob', keys: { blob: 1, index: 1 } });
+    })();
+    return this.setup;
+  }
+
+  /** The next message sequence number; this process is the only writer of the sandbox. */
+  nextSeq(): Promise<number> {
+    const last = this.seq ?? this.messages.find({}, { sort: { seq: -1 }, limit: 1 }).then(([doc]) => doc?.seq ?? 0);
+    // Chained synchronously, so concurrent senders never draw the same number.
+    const next = last.then((n) => n + 1);
+    this.seq = next;
+    // A failed read is retried by the next caller instead of poisoning every later send.
+    next.catch(() => {
+      if (this.seq === next) this.seq = undefined;
+    });
+    return next;
+  }
+}

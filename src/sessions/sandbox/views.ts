@@ -1,0 +1,83 @@
+import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
+import { userJid } from './addresses.js';
+import type { InboxEntry } from './schemas.js';
+import type { GroupDoc, GroupMember, MessageDoc } from './state.js';
+
+type GroupInfo = SessionEventData<'GroupsUpserted'>['groups'][number];
+type GroupParticipant = GroupInfo['participants'][number];
+
+/** The chat a message belongs to, as `viewer` sees it: the group, or the other party. */
+export function chatOf(message: MessageDoc, viewer: string): string {
+  if (message.group) return message.group;
+  if (message.from !== viewer) return userJid(message.from);
+  return userJid(message.recipients[0] ?? viewer);
+}
+
+/** A stored message as the network hands it to the device of `viewer`. */
+export function networkMessage(message: MessageDoc, viewer: string): NetworkMessage {
+  const out: NetworkMessage = {
+    id: message._id,
+    chat: chatOf(message, viewer),
+    sender: userJid(message.from),
+    from_me: message.from === viewer,
+    is_group: message.group !== undefined,
+    push_name: message.push_name,
+    timestamp_s: message.timestamp_s,
+    type: message.type,
+  };
+  if (message.text !== undefined) out.text = message.text;
+  if (message.reply_to !== undefined) out.reply_to = message.reply_to;
+  if (message.media !== undefined) out.media = message.media;
+  if (message.reaction !== undefined) out.reaction = message.reaction;
+  if (message.buttons !== undefined) out.buttons = message.buttons;
+  return out;
+}
+
+export function inboxEntry(message: MessageDoc, viewer: string): InboxEntry {
+  const out: InboxEntry = {
+    message_id: message._id,
+    from: userJid(message.from),
+    chat: chatOf(message, viewer),
+    type: message.type,
+    timestamp: message.sent_at,
+  };
+  if (message.text !== undefined) out.text = message.text;
+  if (message.reply_to !== undefined) out.reply_to = message.reply_to;
+  if (message.media !== undefined) {
+    const m = message.media;
+    out.media = { kind: m.kind, mimetype: m.mimetype, url: m.url, file_length: m.file_length };
+    if (m.file_name !== undefined) out.media.file_name = m.file_name;
+    if (m.caption !== undefined) out.media.caption = m.caption;
+  }
+  if (message.buttons !== undefined) out.buttons = message.buttons;
+  if (message.reaction !== undefined) out.reaction = message.reaction;
+  return out;
+}
+
+/** How participant lists appear in events: phone-number jids, no LIDs in the sandbox. */
+export function participant(member: GroupMember): GroupParticipant {
+  return {
+    jid: userJid(member.phone),
+    phone_number: member.phone,
+    lid: '',
+    is_admin: member.is_admin,
+    is_super_admin: member.is_super_admin,
+  };
+}
+
+export function groupInfo(group: GroupDoc): GroupInfo {
+  const info: GroupInfo = {
+    jid: group._id,
+    owner_jid: userJid(group.owner),
+    owner_pn: group.owner,
+    name: group.name,
+    is_locked: group.locked,
+    is_announce: group.announce,
+    is_ephemeral: group.ephemeral_seconds > 0,
+    disappearing_timer: group.ephemeral_seconds,
+    created_s: group.created_s,
+    participants: group.participants.map(participant),
+  };
+  if (group.topic !== undefined) info.topic = group.topic;
+  return info;
+}
