@@ -1,0 +1,42 @@
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import { Authenticator } from './auth/authenticate.js';
+import type { JwtIssuer } from './auth/jwt.js';
+import type { ApiDeps } from './deps.js';
+import { requestContext } from './middleware/request-context.js';
+import { buildOpenApi, type OpenApiExtras } from './openapi.js';
+import type { AnyRoute } from './route.js';
+import { buildRouter } from './router.js';
+import { accountRoutes } from './routes/accounts.js';
+import { instanceRoutes } from './routes/instances.js';
+import { systemRoutes } from './routes/system.js';
+import { webhookRoutes } from './routes/webhook.js';
+
+export interface AppOptions {
+  deps: ApiDeps;
+  jwt: JwtIssuer;
+  logger: Logger;
+  /** Routes of features that live outside the core (sessions, sandbox, chats...). */
+  extraRoutes?: AnyRoute[];
+  openApiExtras?: OpenApiExtras;
+}
+
+export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }: AppOptions): Koa {
+  let document: unknown;
+  const routes: AnyRoute[] = [];
+  routes.push(
+    ...systemRoutes(deps, () => document),
+    ...accountRoutes(deps),
+    ...instanceRoutes(deps),
+    ...webhookRoutes(deps),
+    ...extraRoutes,
+  );
+  document = buildOpenApi(routes, deps.version, openApiExtras);
+
+  const auth = new Authenticator(jwt, deps.accountQueries, deps.instanceQueries, deps.clock);
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestContext(logger));
+  app.use(buildRouter(routes, auth, deps.config.BODY_LIMIT_BYTES).routes());
+  return app;
+}

@@ -1,0 +1,74 @@
+import type { Context } from 'koa';
+import { DomainError, forbidden, notFound, unauthorized } from '../../domain/errors.js';
+import type { Clock } from '../../infra/clock.js';
+import { sameHash, tokenHash } from '../../infra/crypto/secrets.js';
+import type { AccountQueries } from '../../projections/accounts/account-queries.js';
+import type { InstanceDoc } from '../../projections/instances/instances-projection.js';
+import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
+import type { AuthMode, Principal } from '../route.js';
+import type { JwtIssuer } from './jwt.js';
+
+export interface AuthResult {
+  principal?: Principal;
+  instance?: InstanceDoc;
+}
+
+/**
+ * The auth rules of the spec in one place. A Bearer JWT is checked first; the token pair is
+ * accepted only on instance routes; the route's instance must belong to the caller.
+ */
+export class Authenticator {
+  constructor(
+    private readonly jwt: JwtIssuer,
+    private readonly accounts: AccountQueries,
+    private readonly instances: InstanceQueries,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(ctx: Context, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
+    if (mode === 'public') return {};
+    const bearer = bearerToken(ctx.get('authorization'));
+    const instanceToken = ctx.get('x-instance-token');
+    const clientToken = ctx.get('x-client-token');
+
+    if (bearer !== null) {
+      const accountId = await this.jwt.verify(bearer, this.clock.now());
+      if (!accountId) throw unauthorized('invalid or expired access token');
+      const principal: Principal = { accountId, via: 'jwt' };
+      if (instanceId === undefined) return { principal };
+      const instance = await this.instances.byId(instanceId);
+      if (!instance) throw notFound('instance not found');
+      if (instance.account_id !== accountId) throw forbidden('the instance does not belong to this account');
+      return { principal, instance };
+    }
+
+    if (mode !== 'instance' || (!instanceToken && !clientToken)) {
+      throw unauthorized(
+        instanceToken || clientToken ? 'this route requires Authorization: Bearer <JWT>' : 'credentials required',
+      );
+    }
+    if (!instanceToken || !clientToken) {
+      throw unauthorized('send X-Instance-Token together with X-Client-Token');
+    }
+    return this.byTokenPair(instanceToken, clientToken, instanceId);
+  }
+
+  private async byTokenPair(instanceToken: string, clientToken: string, instanceId: string | undefined): Promise<AuthResult> {
+    const mismatch = () => forbidden('the credentials do not match this instance or its owner');
+    if (instanceId === undefined) throw new DomainError('unauthorized', 'this route requires Authorization: Bearer <JWT>');
+    const instance = await this.instances.byId(instanceId);
+    if (!instance) throw notFound('instance not found');
+    if (!sameHash(tokenHash(instanceToken), instance.token_hash)) throw mismatch();
+    const account = await this.accounts.byClientToken(clientToken);
+    if (!account || account._id !== instance.account_id) throw mismatch();
+    return { principal: { accountId: account._id, via: 'instance_token' }, instance };
+  }
+}
+
+function bearerToken(header: string): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (match) return match[1] as string;
+  // A malformed Authorization header is a credential, not its absence.
+  if (header.trim() !== '') return '';
+  return null;
+}

@@ -1,0 +1,33 @@
+import type { AccountCommands } from '../commands/accounts.js';
+import type { CommandContext } from '../commands/command-handler.js';
+import type { InstanceCommands } from '../commands/instances.js';
+import type { Clock } from '../infra/clock.js';
+import type { Config } from '../infra/config/config.js';
+import type { AccountQueries } from '../projections/accounts/account-queries.js';
+import type { InstanceQueries } from '../projections/instances/instance-queries.js';
+import type { SignIn } from './auth/sign-in.js';
+import type { Principal } from './route.js';
+
+/** What the routes may use: application services and queries, never adapters. */
+export interface ApiDeps {
+  config: Config;
+  clock: Clock;
+  version: string;
+  accounts: AccountCommands;
+  instances: InstanceCommands;
+  signIn: SignIn;
+  accountQueries: AccountQueries;
+  instanceQueries: InstanceQueries;
+  health: { ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }> };
+}
+
+/** Audit metadata for a command caused by an HTTP request. */
+export function commandContext(principal: Principal, requestId: string, instanceId?: string): CommandContext {
+  const context: CommandContext = {
+    actor: principal.via === 'jwt' || !instanceId ? { kind: 'account', id: principal.accountId } : { kind: 'instance', id: instanceId },
+    correlationId: requestId,
+    accountId: principal.accountId,
+  };
+  if (instanceId) context.instanceId = instanceId;
+  return context;
+}

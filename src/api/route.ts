@@ -1,0 +1,76 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import type { InstanceDoc } from '../projections/instances/instances-projection.js';
+
+/**
+ * - public: no credentials.
+ * - jwt: the account's Bearer JWT.
+ * - instance: the owner's JWT, or X-Instance-Token + X-Client-Token of the owner.
+ * - instance_jwt: the owner's JWT only (billing, cancel, credential rotation).
+ */
+export type AuthMode = 'public' | 'jwt' | 'instance' | 'instance_jwt';
+
+export interface Principal {
+  accountId: string;
+  via: 'jwt' | 'instance_token';
+}
+
+export interface RouteInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  /** Set on every non-public route. */
+  principal: Principal;
+  /** Set on instance routes, after ownership has been checked. */
+  instance: InstanceDoc;
+  requestId: string;
+  ip: string;
+  koa: Context;
+}
+
+export interface RouteAnswer {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Already-serialised or non-JSON content (e.g. HTML). */
+  contentType?: string;
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  contentType?: string;
+}
+
+export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | undefined, P extends TObject | undefined> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI style: /instances/{id}. */
+  path: string;
+  summary: string;
+  tag: string;
+  auth: AuthMode;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Bytes; the app's default limit otherwise. */
+  bodyLimit?: number;
+  /** Success answer; error answers are added from `errors`. */
+  response: ResponseSpec & { status?: number };
+  /** Error statuses this route can answer besides the auth ones. */
+  errors?: number[];
+  hidden?: boolean;
+  handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;
+}
+
+type Infer<T> = T extends TSchema ? Static<T> : Record<string, never>;
+
+// The registry stores routes with their schemas erased; each handler was checked at definition.
+export type AnyRoute = RouteSpec<TSchema | undefined, TObject | undefined, TObject | undefined>;
+
+export function defineRoute<
+  B extends TSchema | undefined = undefined,
+  Q extends TObject | undefined = undefined,
+  P extends TObject | undefined = undefined,
+>(spec: RouteSpec<B, Q, P>): AnyRoute {
+  return spec as unknown as AnyRoute;
+}

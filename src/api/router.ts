@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import type { TSchema } from '@sinclair/typebox';
+import type { Context } from 'koa';
+import { koaBody } from 'koa-body';
+import type { Authenticator } from './auth/authenticate.js';
+import type { AnyRoute, Principal, RouteInput } from './route.js';
+import { Validator } from './validation.js';
+
+/** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
+export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number): Router {
+  const router = new Router();
+  for (const route of routes) {
+    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    const body = route.body ? new Validator(route.body as TSchema, 'body') : null;
+    const query = route.query ? new Validator(route.query, 'query') : null;
+    const params = route.params ? new Validator(route.params, 'params') : null;
+    const takesBody = route.method !== 'get' && route.method !== 'delete';
+    const parser = koaBody({
+      json: true,
+      jsonStrict: true,
+      jsonLimit: route.bodyLimit ?? defaultBodyLimit,
+      text: false,
+      urlencoded: false,
+      multipart: false,
+      patchKoa: true,
+    });
+
+    router[route.method](koaPath, async (ctx: Context) => {
+      // Credentials first: an anonymous caller learns nothing about bodies or instances.
+      const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? ctx.params.id : undefined;
+      const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);
+      if (takesBody) await parser(ctx, async () => undefined);
+      const input = {
+        body: body ? body.parse(ctx.request.body ?? {}) : undefined,
+        query: query ? query.parse({ ...ctx.query }) : {},
+        params: params ? params.parse({ ...ctx.params }) : { ...ctx.params },
+        principal: principal as Principal,
+        instance,
+        requestId: ctx.state.requestId as string,
+        ip: ctx.ip,
+        koa: ctx,
+      } as RouteInput<unknown, unknown, unknown>;
+      const answer = await route.handler(input as Parameters<AnyRoute['handler']>[0]);
+      ctx.status = answer.status ?? route.response.status ?? 200;
+      if (answer.headers) for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+      if (answer.contentType) ctx.type = answer.contentType;
+      ctx.body = answer.body;
+    });
+  }
+  return router;
+}

@@ -1,0 +1,73 @@
+import type { MessagingCommands } from '../../commands/messaging.js';
+import { envelope } from '../envelope.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { InstanceIdParams } from '../schemas/common.js';
+import { EmptyAnswer, MarkReadBody, MessageIdAnswer, ReactBody, SendButtonsBody, SendTextBody } from '../schemas/messaging.js';
+
+const TAG = 'Messaging';
+const NOT_CONNECTED = [409, 502];
+
+export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/chat/send/text',
+      tag: TAG,
+      summary: 'Send a text message (409 not_connected when the session is down)',
+      auth: 'instance',
+      params: InstanceIdParams,
+      body: SendTextBody,
+      response: { description: 'sent', schema: MessageIdAnswer },
+      errors: NOT_CONNECTED,
+      handler: async ({ instance, body, requestId }) => ({
+        body: envelope({ message_id: await messaging.sendText(instance, body.phone, body.message, body.reply_to, requestId) }),
+      }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/chat/send/buttons',
+      tag: TAG,
+      summary: 'Send a button card; where the network will not render buttons, a numbered text fallback is sent and the X-Fallback header says so',
+      auth: 'instance',
+      params: InstanceIdParams,
+      body: SendButtonsBody,
+      response: { description: 'request accepted', schema: MessageIdAnswer },
+      errors: NOT_CONNECTED,
+      handler: async ({ instance, body, requestId }) => {
+        const content = { buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
+        const { messageId, fallback } = await messaging.sendButtons(instance, body.phone, content, requestId);
+        const headers: Record<string, string> = fallback ? { 'x-fallback': fallback } : {};
+        return { body: envelope({ message_id: messageId }), headers };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/chat/markread',
+      tag: TAG,
+      summary: 'Mark messages of a chat as read',
+      auth: 'instance',
+      params: InstanceIdParams,
+      body: MarkReadBody,
+      response: { description: 'marked', schema: EmptyAnswer },
+      errors: NOT_CONNECTED,
+      handler: async ({ instance, body, requestId }) => {
+        await messaging.markRead(instance, body.phone, body.message_ids, requestId);
+        return { body: envelope({}) };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/chat/react',
+      tag: TAG,
+      summary: 'React to a message ("" removes the reaction)',
+      auth: 'instance',
+      params: InstanceIdParams,
+      body: ReactBody,
+      response: { description: 'reaction sent', schema: MessageIdAnswer },
+      errors: NOT_CONNECTED,
+      handler: async ({ instance, body, requestId }) => ({
+        body: envelope({ message_id: await messaging.react(instance, body.phone, body.message_id, body.reaction, requestId) }),
+      }),
+    }),
+  ];
+}

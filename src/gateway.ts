@@ -1,0 +1,111 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildApp } from './api/app.js';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, AttemptLimiter } from './api/auth/attempt-limiter.js';
+import { JwtIssuer } from './api/auth/jwt.js';
+import { SignIn } from './api/auth/sign-in.js';
+import type { ApiDeps } from './api/deps.js';
+import { AccountCommands } from './commands/accounts.js';
+import { CommandHandler } from './commands/command-handler.js';
+import { InstanceCommands } from './commands/instances.js';
+import { ReadYourWrites } from './commands/read-your-writes.js';
+import { openBackends } from './infra/backends.js';
+import { systemClock, type Clock } from './infra/clock.js';
+import type { Config } from './infra/config/config.js';
+import { SecretBox } from './infra/crypto/secret-box.js';
+import { loadOrCreateKey } from './infra/crypto/server-keys.js';
+import { randomIds, type IdGenerator } from './infra/ids.js';
+import { createLogger, type Logger } from './infra/logging/logger.js';
+import { AccountQueries } from './projections/accounts/account-queries.js';
+import { accountsProjection } from './projections/accounts/accounts-projection.js';
+import { InstanceQueries } from './projections/instances/instance-queries.js';
+import { instancesProjection } from './projections/instances/instances-projection.js';
+import { ProjectionRunner } from './projections/runner.js';
+
+export const VERSION = '1.0.0';
+
+export interface GatewayOptions {
+  clock?: Clock;
+  ids?: IdGenerator;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  url: string;
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** Composition root: adapters behind ports, services, projections, HTTP. */
+export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? randomIds;
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+
+  const backends = await openBackends(config);
+  const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
+  const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
+  const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
+
+  const projections = new ProjectionRunner(backends.events, backends.docs, [accountsProjection, instancesProjection], logger);
+  await projections.start();
+
+  const handler = new CommandHandler(backends.events, ids, clock);
+  const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
+  const accountQueries = new AccountQueries(backends.docs);
+  const deps: ApiDeps = {
+    config,
+    clock,
+    version: VERSION,
+    accounts: new AccountCommands(handler, rw, ids, { scryptLogN: config.SCRYPT_LOG_N, signupOpen: config.SIGNUP === 'open' }),
+    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS }),
+    signIn: new SignIn(
+      accountQueries,
+      jwt,
+      { account: new AttemptLimiter(clock, ACCOUNT_POLICY), address: new AttemptLimiter(clock, ADDRESS_POLICY) },
+      clock,
+      config.SCRYPT_LOG_N,
+    ),
+    accountQueries,
+    instanceQueries: new InstanceQueries(backends.docs),
+    health: {
+      async ready() {
+        const head = await backends.events.headPosition().catch(() => null);
+        const docs = await backends.docs.ping().catch(() => false);
+        const checks = {
+          event_store: head !== null,
+          document_store: docs,
+          projections: head !== null && projections.hasReached(head),
+        };
+        return { ready: Object.values(checks).every(Boolean), checks };
+      },
+    },
+  };
+
+  const app = buildApp({ deps, jwt, logger });
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ port, dataDir: config.DATA_DIR }, 'gateway listening');
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish, then flush and close the stores.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+      await closed;
+      clearTimeout(timer);
+      await projections.stop();
+      await backends.close();
+      logger.info('gateway stopped');
+    })());
+
+  return { url, server, stop };
+}

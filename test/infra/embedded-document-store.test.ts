@@ -1,0 +1,210 @@
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { KeyBuilder } from '../../src/infra/docstore/embedded/key-codec.js';
+import { compareValues, EMPTY_ARRAY } from '../../src/infra/docstore/embedded/value-order.js';
+import { DuplicateKeyError, type Document, type SortSpec } from '../../src/infra/docstore/port.js';
+import { documentStoreContract } from '../contract/document-store.contract.js';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'docstore-'));
+}
+
+documentStoreContract('embedded', async () => {
+  const dir = await tempDir();
+  const store = await EmbeddedDocumentStore.open({ path: dir });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('EmbeddedDocumentStore', () => {
+  let dir: string;
+  let store: EmbeddedDocumentStore;
+
+  beforeEach(async () => {
+    dir = await tempDir();
+    store = await EmbeddedDocumentStore.open({ path: dir });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function seedChats(n: number): Promise<void> {
+    await store.collection('chats').createIndex({ name: 'chats_order', keys: { instanceId: 1, pinned: -1, lastMessageTs: -1 } });
+    const docs = Array.from({ length: n }, (_, i) => ({
+      _id: `c${i}`,
+      instanceId: i % 4 === 0 ? 'other' : 'main',
+      pinned: i % 50 === 0,
+      lastMessageTs: i,
+      name: `chat ${i}`,
+    }));
+    await store.batch(docs.map((doc) => ({ collection: 'chats', op: 'insertOne' as const, doc })));
+  }
+
+  it('keeps data and indexes across a reopen', async () => {
+    const users = store.collection('users');
+    await users.createIndex({ name: 'uniq_email', keys: { email: 1 }, unique: true });
+    await users.insertOne({ _id: 'u1', email: 'a@example.com' });
+    await store.close();
+
+    store = await EmbeddedDocumentStore.open({ path: dir });
+    const reopened = store.collection('users');
+    expect(await reopened.findOne({ _id: 'u1' })).to.deep.equal({ _id: 'u1', email: 'a@example.com' });
+    expect(await store.explain('users', { email: 'a@example.com' })).to.include({ plan: 'index', index: 'uniq_email' });
+    const error = await reopened.insertOne({ _id: 'u2', email: 'a@example.com' }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(DuplicateKeyError);
+    await reopened.createIndex({ name: 'uniq_email', keys: { email: 1 }, unique: true });
+  });
+
+  it('rolls a failed batch back entirely, index entries included', async () => {
+    const chats = store.collection('chats');
+    await chats.createIndex({ name: 'by_instance', keys: { instanceId: 1 } });
+    await chats.insertOne({ _id: 'taken', instanceId: 'i0' });
+    const error = await store
+      .batch([
+        { collection: 'chats', op: 'insertOne', doc: { _id: 'a', instanceId: 'i1' } },
+        { collection: 'chats', op: 'updateOne', filter: { _id: 'taken' }, update: { $set: { instanceId: 'i1' } } },
+        { collection: 'chats', op: 'insertOne', doc: { _id: 'taken', instanceId: 'i2' } },
+      ])
+      .catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(DuplicateKeyError);
+    expect(await chats.find({})).to.deep.equal([{ _id: 'taken', instanceId: 'i0' }]);
+    expect(await chats.count({ instanceId: 'i1' })).to.equal(0);
+    expect(await chats.count({ instanceId: 'i0' })).to.equal(1);
+  });
+
+  it('rolls back a single write that fails halfway through its index updates', async () => {
+    const col = store.collection('people');
+    await col.createIndex({ name: 'by_city', keys: { city: 1 } });
+    await col.createIndex({ name: 'uniq_name', keys: { name: 1 }, unique: true });
+    await col.insertOne({ _id: 'a', name: 'Ana', city: 'Lisbon' });
+    await col.insertOne({ _id: 'b', name: 'Bea', city: 'Porto' });
+    const error = await col.updateOne({ _id: 'b' }, { $set: { city: 'Faro', name: 'Ana' } }).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(DuplicateKeyError);
+    expect(await col.count({ city: 'Faro' })).to.equal(0);
+    expect(await col.count({ city: 'Porto' })).to.equal(1);
+  });
+
+  it('reads an equality prefix + matching sort + limit in index order, stopping after skip + limit', async () => {
+    await seedChats(2000);
+    const sort = { pinned: -1, lastMessageTs: -1 } as const;
+    const first = await store.explain('chats', { instanceId: 'main' }, { sort, limit: 50 });
+    expect(first).to.deep.equal({ plan: 'index', index: 'chats_order', ordered: true, covered: true, docsExamined: 50, returned: 50 });
+    const deep = await store.explain('chats', { instanceId: 'main' }, { sort, skip: 1400, limit: 50 });
+    expect(deep).to.include({ docsExamined: 50, returned: 50 });
+    const reversed = await store.explain('chats', { instanceId: 'main' }, { sort: { pinned: 1, lastMessageTs: 1 }, limit: 10 });
+    expect(reversed).to.include({ plan: 'index', ordered: true, docsExamined: 10 });
+
+    const page = await store.collection('chats').find({ instanceId: 'main' }, { sort, limit: 3 });
+    expect(page.map((d) => d._id)).to.deep.equal(['c1950', 'c1850', 'c1750']);
+  });
+
+  it('uses the index range for a filter it only partly covers, testing just those candidates', async () => {
+    await seedChats(2000);
+    const explained = await store.explain('chats', { instanceId: 'other', name: { $regex: '^chat 1' } }, { sort: { pinned: -1, lastMessageTs: -1 }, limit: 5 });
+    expect(explained).to.include({ plan: 'index', ordered: true, covered: false });
+    expect(explained.docsExamined).to.be.below(500);
+    const unsorted = await store.explain('chats', { instanceId: 'other' }, { sort: { name: 1 } });
+    expect(unsorted).to.include({ plan: 'index', ordered: false, docsExamined: 500, returned: 500 });
+  });
+
+  it('falls back to a full scan when no index applies', async () => {
+    await seedChats(100);
+    expect(await store.explain('chats', { name: 'chat 7' })).to.include({ plan: 'scan', docsExamined: 100, returned: 1 });
+    expect(await store.explain('chats', { _id: 'c7' })).to.include({ plan: 'ids', docsExamined: 1, returned: 1 });
+  });
+
+  it('starts using a new index once its entries are committed', async () => {
+    await seedChats(100);
+    const col = store.collection('chats');
+    const creating = col.createIndex({ name: 'by_name', keys: { name: 1 } });
+    expect((await store.explain('chats', { name: 'chat 7' })).plan).to.equal('scan');
+    await creating;
+    expect(await store.explain('chats', { name: 'chat 7' })).to.include({ plan: 'index', index: 'by_name', docsExamined: 1 });
+  });
+
+  it('returns the same results through indexes as through a scan, for random mixed-type data', async () => {
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed >>> 16) % n; // the low bits of this generator repeat quickly
+    };
+    const pick = <V>(values: readonly V[]): V => values[random(values.length)] as V;
+    const aValues = [1, 2, 'x', 'y', null, undefined, true, false, [1, 'x'], [], { k: 1 }, 2.5, -1] as const;
+    const docs = Array.from({ length: 400 }, (_, i) => {
+      const doc: Record<string, unknown> = { _id: `d${String(i).padStart(3, '0')}` };
+      const a = pick(aValues);
+      if (a !== undefined) doc.a = a;
+      if (random(5) > 0) doc.b = random(5);
+      doc.c = pick(['p', 'q', 'r']);
+      return doc as Document;
+    });
+    const plain = store.collection('plain');
+    const indexed = store.collection('indexed');
+    await indexed.createIndex({ name: 'a_b', keys: { a: 1, b: -1 } });
+    await indexed.createIndex({ name: 'b_a', keys: { b: 1, a: 1 } });
+    await indexed.createIndex({ name: 'c_b', keys: { c: 1, b: 1 } });
+    for (const collection of ['plain', 'indexed']) {
+      await store.batch(docs.map((doc) => ({ collection, op: 'insertOne' as const, doc })));
+    }
+
+    const scalars = [1, 2, 'x', null, true, 2.5, -1, 3];
+    const plans = new Set<string>();
+    for (let round = 0; round < 300; round++) {
+      const filter = pick([
+        () => ({ a: pick(scalars) }),
+        () => ({ a: { $in: [pick(scalars), pick(scalars)] } }),
+        () => ({ a: pick(scalars), b: random(5) }),
+        () => ({ b: random(5), a: { $in: [pick(scalars), pick(scalars)] } }),
+        () => ({ a: pick(scalars), b: { $gt: 1 } }),
+        () => ({ c: pick(['p', 'q']), b: { $in: [random(5), random(5)] } }),
+        () => ({ c: pick(['p', 'q']) }),
+        () => ({ c: pick(['p', 'q']), a: pick(scalars) }),
+        () => ({ a: { $gt: pick(scalars) } }),
+        () => ({ b: random(5) }),
+        () => ({}),
+      ])();
+      const sort = pick<SortSpec>([{}, { a: 1 }, { a: -1 }, { b: -1, a: 1 }, { a: 1, b: -1 }, { a: -1, b: 1 }, { b: 1 }, { c: 1, b: 1 }]);
+      const options = { sort: { ...sort, _id: pick([1, -1] as const) }, skip: pick([0, 0, 3]), limit: pick([0, 5, 50]) };
+      const context = JSON.stringify({ filter, options });
+      expect(ids(await indexed.find(filter, options)), context).to.deep.equal(ids(await plain.find(filter, options)));
+      expect(await indexed.count(filter), context).to.equal(await plain.count(filter));
+      const explained = await store.explain('indexed', filter, options);
+      plans.add(`${explained.plan}${explained.ordered ? ' ordered' : ''}${explained.covered ? ' covered' : ''}`);
+    }
+    expect([...plans]).to.include.members(['index ordered covered', 'index ordered', 'index', 'scan']);
+  });
+
+  it('orders index keys exactly like MongoDB comparison, ascending and descending', () => {
+    const values: unknown[] = [
+      EMPTY_ARRAY, null, -Infinity, -1e9, -2.5, -0, 0, 1e-9, 2, 3.5, 1e21, Infinity, NaN,
+      '', 'a', 'a\0', 'a\0b', 'aa', 'b', 'B', 'é', '\uffff', '😀',
+      {}, { a: 1 }, { a: 2 }, { a: 1, b: 1 }, { b: 0 }, { a: 'x' }, { a: null },
+      [], [1], [1, 2], [2], ['a'], [[]],
+      new Uint8Array([9]), new Uint8Array([1, 2]),
+      false, true, new Date(-1), new Date(0), new Date(5), /a/, /a/i, /b/,
+    ];
+    for (const dir of [1, -1] as const) {
+      const byCompare = [...values].sort((a, b) => dir * compareValues(a, b));
+      const encoded = (v: unknown): Buffer => new KeyBuilder().value(v, dir).build();
+      for (let i = 0; i < values.length - 1; i++) {
+        const c = Buffer.compare(encoded(byCompare[i]), encoded(byCompare[i + 1]));
+        const expected = Math.sign(dir * compareValues(byCompare[i], byCompare[i + 1]));
+        expect(c, `${String(byCompare[i])} vs ${String(byCompare[i + 1])} (dir ${dir})`).to.equal(expected);
+      }
+    }
+  });
+});
+
+function ids(docs: Document[]): string[] {
+  return docs.map((d) => d._id);
+}

@@ -1,0 +1,72 @@
+import { expect } from 'chai';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiFor, newAccount, newInstance } from '../support/gateway.js';
+import { spawnGateway } from '../support/process.js';
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
+    else out.push(path);
+  }
+  return out;
+}
+
+describe('gateway process', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  beforeEach(async () => (dataDir = await mkdtemp(join(tmpdir(), 'gw-proc-'))));
+  afterEach(async () => rm(dataDir, { recursive: true, force: true }));
+
+  it('drains in-flight requests on SIGTERM, exits 0, and restarts with its data', async () => {
+    const first = await spawnGateway({ DATA_DIR: dataDir });
+    const api = apiFor(first.url);
+    const owner = await newAccount(api);
+    const instance = await newInstance(api, owner, { name: 'survivor' });
+    // A sign-in in flight while the signal arrives must still be answered.
+    const inFlight = api('POST', '/auth/login', { body: { email: owner.email, password: owner.password } });
+    await new Promise((r) => setTimeout(r, 5));
+    first.child.kill('SIGTERM');
+    expect((await inFlight).status).to.equal(200);
+    expect(await first.exited).to.equal(0);
+    expect(first.logs.some((l) => l.includes('gateway stopped'))).to.equal(true);
+
+    const second = await spawnGateway({ DATA_DIR: dataDir });
+    try {
+      const again = apiFor(second.url);
+      const login = await again('POST', '/auth/login', { body: { email: owner.email, password: owner.password } });
+      expect(login.status).to.equal(200);
+      const res = await again('GET', `/instances/${instance.id}`, { token: login.body.access_token });
+      expect(res.body.name).to.equal('survivor');
+      // Same generated signing key: a token issued before the restart still works.
+      expect((await again('GET', '/account', { token: owner.jwt })).status).to.equal(200);
+    } finally {
+      second.child.kill('SIGTERM');
+      expect(await second.exited).to.equal(0);
+    }
+  });
+
+  it('keeps generated keys private and no secret in clear anywhere in DATA_DIR', async () => {
+    const gw = await spawnGateway({ DATA_DIR: dataDir });
+    const api = apiFor(gw.url);
+    const owner = await newAccount(api);
+    const instance = await newInstance(api, owner, { name: 'secretive', webhook: 'http://127.0.0.1:9/x' });
+    const webhookSecret = (await api('GET', `/instances/${instance.id}/webhook`, { token: owner.jwt })).body.data.secret as string;
+    const rotated = (await api('POST', '/account/client-secret/rotate', { token: owner.jwt })).body.client_secret as string;
+    gw.child.kill('SIGTERM');
+    expect(await gw.exited).to.equal(0);
+
+    const secrets = [owner.password, owner.clientSecret, rotated, instance.token, webhookSecret];
+    const files = await filesUnder(dataDir);
+    expect(files.length).to.be.greaterThan(2);
+    for (const file of files) {
+      const bytes = await readFile(file);
+      for (const secret of secrets) expect(bytes.includes(Buffer.from(secret)), `${secret} in ${file}`).to.equal(false);
+      if (file.endsWith('.key')) expect((await stat(file)).mode & 0o777).to.equal(0o600);
+    }
+    for (const line of gw.logs) for (const secret of secrets) expect(line).to.not.include(secret);
+  });
+});

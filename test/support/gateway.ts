@@ -1,0 +1,114 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
+import { loadConfig } from '../../src/infra/config/config.js';
+
+export interface TestGateway {
+  gateway: Gateway;
+  dataDir: string;
+  api: Api;
+  stop(): Promise<void>;
+}
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as-is, for malformed or oversized bodies. */
+  raw?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export type Api = (method: string, path: string, options?: RequestOptions) => Promise<Answer>;
+
+export function apiFor(baseUrl: string): Api {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // Not JSON (HTML docs page): keep the text.
+    }
+    return { status: res.status, body: parsed, headers: res.headers, text };
+  };
+}
+
+export async function startTestGateway(env: Record<string, string> = {}, options: GatewayOptions = {}, dataDir?: string): Promise<TestGateway> {
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    SCRYPT_LOG_N: '10',
+    ALLOW_PRIVATE_TARGETS: 'true',
+    ...env,
+  });
+  const gateway = await startGateway(config, options);
+  return {
+    gateway,
+    dataDir: dir,
+    api: apiFor(gateway.url),
+    async stop() {
+      await gateway.stop();
+      if (!dataDir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let counter = 0;
+
+export interface TestAccount {
+  accountId: string;
+  email: string;
+  password: string;
+  clientToken: string;
+  clientSecret: string;
+  jwt: string;
+}
+
+/** Signs up a fresh account and signs it in. */
+export async function newAccount(api: Api): Promise<TestAccount> {
+  const email = `user${++counter}-${Date.now()}@example.com`;
+  const password = 'correct horse battery';
+  const signup = await api('POST', '/auth/signup', { body: { email, password } });
+  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${signup.text}`);
+  const login = await api('POST', '/auth/login', { body: { email, password } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
+  return {
+    accountId: signup.body.account_id,
+    email,
+    password,
+    clientToken: signup.body.client_token,
+    clientSecret: signup.body.client_secret,
+    jwt: login.body.access_token,
+  };
+}
+
+export async function newInstance(api: Api, account: TestAccount, body: Record<string, unknown> = {}) {
+  const res = await api('PUT', '/instances/create', { token: account.jwt, body: { name: 'test instance', ...body } });
+  if (res.status !== 200) throw new Error(`create failed: ${res.status} ${res.text}`);
+  return res.body as { id: string; token: string } & Record<string, unknown>;
+}
+
+export function expectError(answer: Answer, status: number, type: string): void {
+  if (answer.status !== status || answer.body?.success !== false || answer.body?.error?.type !== type || answer.body?.code !== status) {
+    throw new Error(`expected ${status} ${type}, got ${answer.status} ${answer.text}`);
+  }
+}

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface GatewayProcess {
+  child: ChildProcess;
+  url: string;
+  logs: string[];
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+}
+
+/** Runs the real entry point (src/main.ts) as a child process, the way `npm start` does. */
+export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      let nl;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        logs.push(line);
+        try {
+          const entry = JSON.parse(line) as { msg?: string; port?: number };
+          if (entry.msg === 'gateway listening') resolve(`http://127.0.0.1:${entry.port}`);
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => logs.push(chunk.toString('utf8')));
+    void exited.then((code) => reject(new Error(`gateway exited with ${code} before listening:\n${logs.join('\n')}`)));
+  });
+  return { child, url, logs, exited };
+}
