@@ -16,8 +16,7 @@ export class Validator<T extends TSchema> {
 
   /** Query strings and path params arrive as text: convert to the schema's types first. */
   parse(value: unknown): unknown {
-    const input = this.where === 'body' ? value : Value.Convert(this.schema, Value.Default(this.schema, value));
-    const withDefaults = this.where === 'body' ? Value.Default(this.schema, structuredCloneSafe(input)) : input;
+    const withDefaults = this.withDefaults(value);
     if (this.check.Check(withDefaults)) return withDefaults;
     const details: ErrorDetail[] = [];
     const seen = new Set<string>();
@@ -29,6 +28,19 @@ export class Validator<T extends TSchema> {
     }
     const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
     throw new DomainError('invalid_input', summary || `${this.where} is invalid`, details);
+  }
+
+  /**
+   * Defaults and conversion are best effort: on a value of the wrong shape (an array where an
+   * object belongs) TypeBox may throw, and the check below must still answer 400, not 500.
+   */
+  private withDefaults(value: unknown): unknown {
+    try {
+      if (this.where === 'body') return Value.Default(this.schema, structuredCloneSafe(value));
+      return Value.Convert(this.schema, Value.Default(this.schema, value));
+    } catch {
+      return value;
+    }
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type JsonObject,
 } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
+import { KeyedLock } from './keyed-lock.js';
 
 /** Who caused a change: stored with every event for audit. */
 export type Actor =
@@ -45,6 +46,7 @@ const CACHE_LIMIT = 2000;
  */
 export class CommandHandler {
   private readonly cache = new Map<string, Cached>();
+  private readonly lock = new KeyedLock();
 
   constructor(
     private readonly store: EventStore,
@@ -53,6 +55,15 @@ export class CommandHandler {
   ) {}
 
   async handle<State, Command, Event extends DomainEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    context: CommandContext,
+  ): Promise<CommandResult<Event>> {
+    return this.lock.run(streamId, () => this.decideAndAppend(streamId, decider, command, context));
+  }
+
+  private async decideAndAppend<State, Command, Event extends DomainEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,

@@ -53,7 +53,7 @@ describe('gateway process', function () {
     const gw = await spawnGateway({ DATA_DIR: dataDir });
     const api = apiFor(gw.url);
     const owner = await newAccount(api);
-    const instance = await newInstance(api, owner, { name: 'secretive', webhook: 'http://127.0.0.1:9/x' });
+    const instance = await newInstance(api, owner, { name: 'secretive', webhook: 'https://hooks.example.com/x' });
     const webhookSecret = (await api('GET', `/instances/${instance.id}/webhook`, { token: owner.jwt })).body.data.secret as string;
     const rotated = (await api('POST', '/account/client-secret/rotate', { token: owner.jwt })).body.client_secret as string;
     gw.child.kill('SIGTERM');
