@@ -28,6 +28,15 @@ export const ConfigSchema = Type.Object({
   /** How long a command waits for its read models before answering. */
   READ_YOUR_WRITES_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5000 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
+  /** WhatsApp Web client version Baileys announces, `major.minor.patch`; unset = the pinned default. */
+  WHATSAPP_VERSION: Type.Optional(Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' })),
+  /** Delay of every sandbox delivery; 0 never sleeps (SANDBOX.md, Determinism). */
+  SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 1000 }),
+  WEBHOOK_RETRY_MAX_MS: Type.Integer({ minimum: 1, default: 3_600_000 }),
+  WEBHOOK_RETRY_HORIZON_S: Type.Integer({ minimum: 1, default: 3 * 86400 }),
+  /** Largest media a download route will fetch and decrypt. */
+  MEDIA_MAX_BYTES: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 }),
 });
 
 export type Config = Static<typeof ConfigSchema> & { PUBLIC_URL: string };
