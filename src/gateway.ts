@@ -21,6 +21,21 @@ import { accountsProjection } from './projections/accounts/accounts-projection.j
 import { InstanceQueries } from './projections/instances/instance-queries.js';
 import { instancesProjection } from './projections/instances/instances-projection.js';
 import { ProjectionRunner } from './projections/runner.js';
+import { ChatQueries } from './projections/chats/chat-queries.js';
+import { chatsProjection } from './projections/chats/chats-projection.js';
+import { GroupQueries } from './projections/groups/group-queries.js';
+import { groupsProjection } from './projections/groups/groups-projection.js';
+import { SessionQueries } from './projections/sessions/session-queries.js';
+import { sessionsProjection } from './projections/sessions/sessions-projection.js';
+import { chatListRoutes } from './api/routes/chats.js';
+import { messagingRoutes } from './api/routes/messaging.js';
+import { sessionRoutes } from './api/routes/session.js';
+import { MessagingCommands } from './commands/messaging.js';
+import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
+import { CancellationReactor } from './sessions/cancellation-reactor.js';
+import { chooseNetwork } from './sessions/networks.js';
+import { SessionManager } from './sessions/session-manager.js';
+import { SessionRecorder } from './sessions/session-recorder.js';
 
 export const VERSION = '1.0.0';
 
@@ -47,7 +62,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
-  const projections = new ProjectionRunner(backends.events, backends.docs, [accountsProjection, instancesProjection], logger);
+  const projections = new ProjectionRunner(
+    backends.events,
+    backends.docs,
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection],
+    logger,
+  );
   await projections.start();
 
   const handler = new CommandHandler(backends.events, ids, clock);
@@ -82,7 +102,29 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
   };
 
-  const app = buildApp({ deps, jwt, logger });
+  // Sessions wired: the chosen driver behind the port, one manager, the session-side routes.
+  const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger });
+  await DocumentAuthStateStore.ensureIndexes(backends.docs);
+  const sessions = new SessionQueries(backends.docs);
+  const recorder = new SessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
+  const manager = new SessionManager({
+    network: choice.network,
+    recorder,
+    authState: (instanceId) => new DocumentAuthStateStore(backends.docs, box, instanceId),
+    instances: deps.instanceQueries,
+    sessions,
+    logger: logger.child({ module: 'sessions' }),
+  });
+  const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
+  await cancellations.start();
+  const extraRoutes = [
+    ...sessionRoutes({ manager, sessions, rw }),
+    ...chatListRoutes({ groups: new GroupQueries(backends.docs), chats: new ChatQueries(backends.docs), sessions, accounts: accountQueries }),
+    ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...choice.routes,
+  ];
+
+  const app = buildApp({ deps, jwt, logger, extraRoutes });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -91,7 +133,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
-  logger.info({ port, dataDir: config.DATA_DIR }, 'gateway listening');
+  logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
+  // Paired sessions come back after the listener is up, so /health answers while they connect.
+  await manager.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -102,6 +146,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
+      await cancellations.stop();
+      await manager.shutdown();
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');

@@ -1,0 +1,35 @@
+import type { Logger } from 'pino';
+import type { AllSubscription, EventStore } from '../infra/eventstore/port.js';
+
+/**
+ * Closes the live session of an instance once its cancellation is in the log. It reacts to the
+ * stored event, not to the HTTP call, so a cancellation made by any process stops the session
+ * in the process that holds it. Boot already skips canceled instances, so it starts at the head.
+ */
+export class CancellationReactor {
+  private subscription: AllSubscription | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly stopSession: (instanceId: string) => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const subscription = this.store.subscribeToAll({ after: await this.store.headPosition() });
+    this.subscription = subscription;
+    this.running = (async () => {
+      for await (const event of subscription) {
+        if (event.type !== 'InstanceCanceled') continue;
+        const instanceId = event.streamId.replace(/^instance-/, '');
+        await this.stopSession(instanceId).catch((err: unknown) => this.logger.warn({ err, instanceId }, 'stopping a canceled session failed'));
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.unsubscribe();
+    await this.running;
+  }
+}

@@ -1,0 +1,47 @@
+import type { Logger } from 'pino';
+import type { AnyRoute } from '../api/route.js';
+import type { Clock } from '../infra/clock.js';
+import type { Config } from '../infra/config/config.js';
+import type { DocumentStore } from '../infra/docstore/port.js';
+import type { IdGenerator } from '../infra/ids.js';
+import type { MessagingNetwork } from './port.js';
+
+export interface NetworkChoice {
+  network: MessagingNetwork;
+  /** Routes that exist only with this driver (the /sandbox routes). */
+  routes: AnyRoute[];
+  /** Media hosts the download routes may fetch from while this driver runs. */
+  mediaHosts: (url: URL) => boolean;
+}
+
+const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
+
+/**
+ * Picks the driver named by MESSAGING_NETWORK. Each is imported only when chosen, so a sandbox
+ * gateway never loads Baileys and the Baileys one never mounts /sandbox.
+ */
+export async function chooseNetwork(
+  config: Config,
+  deps: { docs: DocumentStore; clock: Clock; ids: IdGenerator; logger: Logger },
+): Promise<NetworkChoice> {
+  if (config.MESSAGING_NETWORK === 'sandbox') {
+    const { SandboxNetwork } = await import('./sandbox/sandbox-network.js');
+    const { sandboxRoutes } = await import('./sandbox/routes.js');
+    const sandbox = new SandboxNetwork({ docs: deps.docs, clock: deps.clock, ids: deps.ids, publicUrl: config.PUBLIC_URL, latencyMs: config.SANDBOX_LATENCY_MS });
+    const sandboxMedia = new URL('/sandbox/media/', config.PUBLIC_URL);
+    return {
+      network: sandbox,
+      routes: sandboxRoutes(sandbox),
+      mediaHosts: (url) => url.origin === sandboxMedia.origin && url.pathname.startsWith(sandboxMedia.pathname),
+    };
+  }
+  const { BaileysNetwork } = await import('./baileys/baileys-network.js');
+  const { parseWaVersion } = await import('./baileys/version.js');
+  const { DEFAULT_CONNECTION_CONFIG } = await import('@whiskeysockets/baileys');
+  const version = config.WHATSAPP_VERSION ? parseWaVersion(config.WHATSAPP_VERSION) : DEFAULT_CONNECTION_CONFIG.version;
+  return {
+    network: new BaileysNetwork({ version, logger: deps.logger.child({ module: 'baileys' }) }),
+    routes: [],
+    mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
+  };
+}

@@ -1,0 +1,42 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
+import type { Api, TestAccount } from './gateway.js';
+
+let phoneCounter = 0;
+
+/** A fresh sandbox phone number: unique per test run, digits with country code. */
+export function nextPhone(): string {
+  phoneCounter += 1;
+  return `5511${String(process.pid % 10000).padStart(4, '0')}${String(phoneCounter).padStart(5, '0')}`;
+}
+
+export async function newPhone(api: Api, owner: TestAccount, body: Record<string, unknown> = {}): Promise<{ phone: string; jid: string }> {
+  const phone = (body.phone as string | undefined) ?? nextPhone();
+  const res = await api('POST', '/sandbox/phones', { token: owner.jwt, body: { phone, push_name: `Phone ${phone}`, ...body } });
+  if (res.status !== 201) throw new Error(`phone failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Pairs an instance with a phone by scanning the QR, and waits until the status says connected. */
+export async function pairByQr(api: Api, owner: TestAccount, instanceId: string, phone: string): Promise<void> {
+  const qr = await api('GET', `/instances/${instanceId}/session/qr`, { token: owner.jwt });
+  if (qr.status !== 200) throw new Error(`qr failed: ${qr.status} ${qr.text}`);
+  const scan = await api('POST', `/sandbox/phones/${phone}/scan`, { token: owner.jwt, body: { qr: qr.body.data.qr } });
+  if (scan.status !== 200) throw new Error(`scan failed: ${scan.status} ${scan.text}`);
+  await waitFor(async () => (await status(api, owner, instanceId)).connected === true, 'connected');
+}
+
+export async function status(api: Api, owner: TestAccount, instanceId: string): Promise<any> {
+  const res = await api('GET', `/instances/${instanceId}/session/status`, { token: owner.jwt });
+  if (res.status !== 200) throw new Error(`status failed: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+/** Polls until the condition holds; read models are eventually consistent by design. */
+export async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
