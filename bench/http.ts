@@ -1,44 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { startChild } from './child.js';
 import { report } from './lib.js';
 import { load } from './load.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 4000);
-
-async function child(args: string[], env: Record<string, string>) {
-  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffer = '';
-    proc.stdout!.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      for (const line of buffer.split('\n')) {
-        try {
-          const entry = JSON.parse(line) as { msg?: string; port?: number };
-          if ((entry.msg === 'listening' || entry.msg === 'gateway listening') && entry.port) resolve(entry.port);
-        } catch {
-          // partial line
-        }
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
-  });
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    async stop() {
-      proc.kill('SIGTERM');
-      await once(proc, 'exit');
-    },
-  };
-}
 
 async function json(origin: string, method: string, path: string, body?: unknown, token?: string) {
   const res = await fetch(origin + path, {
@@ -52,7 +19,7 @@ async function json(origin: string, method: string, path: string, body?: unknown
 /** Authenticated GET /instances/{id} on the gateway against a bare Koa handler answering the same JSON. */
 export async function benchHttp(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-'));
-  const gateway = await child(['src/main.ts'], { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
+  const gateway = await startChild('src/main.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   try {
     const o = gateway.origin;
     const signup = await json(o, 'POST', '/auth/signup', { email: 'bench@example.com', password: 'bench password' });
@@ -62,7 +29,7 @@ export async function benchHttp(): Promise<void> {
     const path = `/instances/${instance.id as string}`;
     const answer = await json(o, 'GET', path, undefined, jwt);
 
-    const bare = await child(['bench/fixtures/bare-koa.ts'], { BENCH_BODY: JSON.stringify(answer) });
+    const bare = await startChild('bench/fixtures/bare-koa.ts', { BENCH_BODY: JSON.stringify(answer) });
     try {
       // Warm both up so JIT and connection set-up do not count.
       await load(bare.origin, path, {}, 500);
