@@ -29,7 +29,9 @@ export function freePort(): Promise<number> {
  */
 export async function startChild(entry: string, env: Record<string, string>): Promise<Child> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // Built JavaScript runs as production does (`npm start`); TypeScript fixtures go through tsx.
+  const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
+  const proc = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

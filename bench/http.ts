@@ -19,7 +19,7 @@ async function json(origin: string, method: string, path: string, body?: unknown
 /** Authenticated GET /instances/{id} on the gateway against a bare Koa handler answering the same JSON. */
 export async function benchHttp(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-'));
-  const gateway = await startChild('src/main.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  const gateway = await startChild('dist/main.js', { DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   try {
     const o = gateway.origin;
     const signup = await json(o, 'POST', '/auth/signup', { email: 'bench@example.com', password: 'bench password' });

@@ -1,14 +1,27 @@
+import { webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 
 const ISSUER = 'messaging-gateway';
 const AUDIENCE = 'gateway-api';
+/** Verified tokens remembered; bounded so a flood of distinct tokens cannot grow memory. */
+const VERIFIED_LIMIT = 10_000;
 
 /** Access tokens for accounts: HS256 with the server's key. */
 export class JwtIssuer {
+  /** Imported once: jose would import a raw key on every call, which cost more than the HMAC. */
+  private readonly cryptoKey: Promise<webcrypto.CryptoKey>;
+  /**
+   * A token is immutable and valid until it expires, so a verified one need not be verified
+   * again on the next request; its expiry is still checked against the clock every time.
+   */
+  private readonly verified = new Map<string, { sub: string; exp: number }>();
+
   constructor(
-    private readonly key: Uint8Array,
+    key: Uint8Array,
     readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.cryptoKey = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  }
 
   async issue(accountId: string, now: Date): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
     const iat = Math.floor(now.getTime() / 1000);
@@ -19,22 +32,39 @@ export class JwtIssuer {
       .setAudience(AUDIENCE)
       .setIssuedAt(iat)
       .setExpirationTime(iat + this.ttlSeconds)
-      .sign(this.key);
+      .sign(await this.cryptoKey);
     return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds };
   }
 
   /** The account id, or null for any token that is not ours, altered or expired. */
   async verify(token: string, now: Date): Promise<string | null> {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp > nowSeconds) return known.sub;
+      this.verified.delete(token);
+      return null;
+    }
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.cryptoKey, {
         algorithms: ['HS256'],
         issuer: ISSUER,
         audience: AUDIENCE,
         currentDate: now,
       });
-      return typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : null;
+      if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.exp !== 'number') return null;
+      this.remember(token, payload.sub, payload.exp);
+      return payload.sub;
     } catch {
       return null;
     }
+  }
+
+  private remember(token: string, sub: string, exp: number): void {
+    if (this.verified.size >= VERIFIED_LIMIT) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, { sub, exp });
   }
 }

@@ -59,6 +59,14 @@ function find(
   // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
   const limit = options.limit ? Math.abs(options.limit) : Infinity;
 
+  // The hottest query of all (every authenticated request loads its instance): `{_id: "..."}`.
+  // The key lookup is the whole match, so no query engine is compiled for it.
+  const id = soleId(filter);
+  if (id !== undefined) {
+    const doc = skip === 0 ? fetch(storage, collection, id, stats) : undefined;
+    return { plan, docs: doc ? [doc] : [] };
+  }
+
   if (plan.ordered && plan.covered && plan.kind === 'index' && plan.ranges.length === 1) {
     const ids = storage.scanIndex(plan.ranges[0] as KeyRange, plan.reverse, skip, Number.isFinite(limit) ? limit : undefined);
     return { plan, docs: fetchAll(storage, collection, ids, stats) };
@@ -80,6 +88,16 @@ function find(
   for (const doc of candidates(storage, collection, plan, stats)) if (query.test(doc)) matches.push(doc);
   const sorted = options.sort ? sortDocuments(matches, options.sort) : matches;
   return { plan, docs: sorted.slice(skip, skip + limit) };
+}
+
+function soleId(filter: Filter): string | undefined {
+  let id: unknown;
+  let keys = 0;
+  for (const key in filter) {
+    if (++keys > 1 || key !== '_id') return undefined;
+    id = filter[key];
+  }
+  return typeof id === 'string' ? id : undefined;
 }
 
 function* candidates(storage: Storage, collection: string, plan: Plan, stats: Stats): Generator<Document> {
