@@ -23,6 +23,8 @@ export interface CommandContext {
   causationId?: string;
   accountId?: string;
   instanceId?: string;
+  /** When the command decided; default: the clock at append time. */
+  occurredAt?: Date;
 }
 
 export interface CommandResult<Event> {
@@ -117,7 +119,7 @@ export class CommandHandler {
 
   private toEventData(event: DomainEvent, context: CommandContext): EventData {
     const metadata: JsonObject = {
-      occurredAt: this.clock.now().toISOString(),
+      occurredAt: (context.occurredAt ?? this.clock.now()).toISOString(),
       correlationId: context.correlationId,
       actor: context.actor,
     };

@@ -50,7 +50,9 @@ export class InstanceCommands {
   async create(accountId: string, input: CreateInstanceInput, correlationId: string) {
     const instanceId = `${this.options.idPrefix}${this.ids.alphanumeric(30)}`;
     const token = randomToken('', 24);
-    const expiredAt = new Date(this.clock.now().getTime() + this.options.trialDays * 86_400_000);
+    // One instant for both: created_at (the event's time) and the trial end are exactly TRIAL_DAYS apart.
+    const now = this.clock.now();
+    const expiredAt = new Date(now.getTime() + this.options.trialDays * 86_400_000);
     await this.run(
       instanceId,
       {
@@ -68,7 +70,7 @@ export class InstanceCommands {
           webhook: webhookChange(input.webhook, input.events),
         },
       },
-      { actor: { kind: 'account', id: accountId }, correlationId, accountId, instanceId },
+      { actor: { kind: 'account', id: accountId }, correlationId, accountId, instanceId, occurredAt: now },
     );
     return { instanceId, token };
   }
