@@ -29,6 +29,13 @@ import { SessionQueries } from './projections/sessions/session-queries.js';
 import { sessionsProjection } from './projections/sessions/sessions-projection.js';
 import { chatListRoutes } from './api/routes/chats.js';
 import { messagingRoutes } from './api/routes/messaging.js';
+import { chatActionRoutes } from './api/routes/chat-actions.js';
+import { mediaRoutes } from './api/routes/media.js';
+import { ChatActionCommands } from './commands/chat-actions.js';
+import { GroupInvites } from './commands/group-invites.js';
+import { MediaDownloader } from './media/media-downloader.js';
+import { MediaSource } from './media/media-source.js';
+import type { EventStore } from './infra/eventstore/port.js';
 import { sessionRoutes } from './api/routes/session.js';
 import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
@@ -48,6 +55,8 @@ export interface GatewayOptions {
 export interface Gateway {
   url: string;
   server: Server;
+  /** The event store, for in-process tests that read what a session recorded. */
+  events: EventStore;
   stop(): Promise<void>;
 }
 
@@ -117,10 +126,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();
+  const chatQueries = new ChatQueries(backends.docs);
+  const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const extraRoutes = [
     ...sessionRoutes({ manager, sessions, rw }),
-    ...chatListRoutes({ groups: new GroupQueries(backends.docs), chats: new ChatQueries(backends.docs), sessions, accounts: accountQueries }),
+    ...chatListRoutes({
+      groups: new GroupQueries(backends.docs),
+      chats: chatQueries,
+      sessions,
+      accounts: accountQueries,
+      invites: new GroupInvites(manager, clock, logger.child({ module: 'group-invites' })),
+      clock,
+    }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
+    ...mediaRoutes(new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES)),
     ...choice.routes,
   ];
 
@@ -148,10 +168,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       clearTimeout(timer);
       await cancellations.stop();
       await manager.shutdown();
+      await mediaSource.close();
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');
     })());
 
-  return { url, server, stop };
+  return { url, server, events: backends.events, stop };
 }

@@ -1,10 +1,10 @@
-import { DomainError } from '../domain/errors.js';
 import type { Clock } from '../infra/clock.js';
 import type { SessionEvent } from '../domain/session/events.js';
 import type { InstanceDoc } from '../projections/instances/instances-projection.js';
-import { NotConnectedError, type ButtonsContent, type NetworkConnection } from '../sessions/port.js';
+import type { ButtonsContent, NetworkConnection } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
+import { onNetwork } from './network-call.js';
 
 /** `phone` as clients send it: digits with country code, or a full jid. */
 export function toJid(phone: string): string {
@@ -55,15 +55,8 @@ export class MessagingCommands {
     return message.id;
   }
 
-  private async call<T>(instance: InstanceDoc, op: (connection: NetworkConnection) => Promise<T>): Promise<T> {
-    const connection = this.manager.connection(instance._id);
-    try {
-      return await op(connection);
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      if (err instanceof NotConnectedError) throw new DomainError('not_connected', 'the instance is not connected');
-      throw new DomainError('upstream_failed', `the network refused the request: ${(err as Error).message}`);
-    }
+  private call<T>(instance: InstanceDoc, op: (connection: NetworkConnection) => Promise<T>): Promise<T> {
+    return onNetwork(this.manager, instance._id, op);
   }
 
   private record(instance: InstanceDoc, events: SessionEvent[], correlationId: string) {

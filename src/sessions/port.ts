@@ -63,6 +63,30 @@ export interface ButtonsContent {
   buttons: { id: string; text: string }[];
 }
 
+/** A message as app-state actions name it: the network keys them by id, direction and time. */
+export interface MessageRef {
+  id: string;
+  from_me: boolean;
+  timestamp_s: number;
+  /** The sender of a group message not from this account. */
+  participant?: string;
+}
+
+/**
+ * Chat-level actions, synced to the account's other devices. `last` is the chat's newest known
+ * message: the network scopes archive, read state, clear and delete to a message range, so the
+ * other devices do not apply the action to messages they have and we had not seen.
+ */
+export type ChatAction =
+  | { type: 'archive'; archived: boolean; last?: MessageRef }
+  | { type: 'pin'; pinned: boolean }
+  /** The network takes an absolute end: unix ms, -1 forever, 0 unmutes. */
+  | { type: 'mute'; until_ms: number }
+  | { type: 'mark_unread'; unread: boolean; last?: MessageRef }
+  | { type: 'delete_message'; message: MessageRef }
+  | { type: 'delete_chat'; last?: MessageRef }
+  | { type: 'clear'; last?: MessageRef };
+
 export interface NetworkConnection {
   /** Links by code instead of QR: `phone` is digits with country code. */
   requestPairingCode(phone: string): Promise<string>;
@@ -74,6 +98,10 @@ export interface NetworkConnection {
   markRead(chat: string, messageIds: string[], sender?: string): Promise<void>;
   react(chat: string, messageId: string, reaction: string, fromMe?: boolean): Promise<NetworkMessage>;
   rejectCall(callId: string, from: string): Promise<void>;
+  /** Archive, pin, mute, mark unread, delete or clear, as the account's phone would. */
+  modifyChat(chat: string, action: ChatAction): Promise<void>;
+  /** The invite code of a group the account administers (the network refuses non-admins). */
+  groupInviteCode(group: string): Promise<string>;
   /** Unlinks the device on the network and wipes nothing locally (the manager does). */
   logout(): Promise<void>;
   /** Closes the socket without unlinking; no onClose follows. */

@@ -5,7 +5,7 @@ export const Phone = Type.String({
   pattern: '^([0-9]{8,15}|[0-9]{8,15}(:[0-9]+)?@s\\.whatsapp\\.net|[0-9]{5,20}(-[0-9]+)?@g\\.us|[0-9]{5,20}@lid)$',
   description: 'digits with country code, or a full jid (@s.whatsapp.net, @g.us, @lid)',
 });
-const MessageId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' });
+export const MessageId = Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$' });
 
 export const SendTextBody = Type.Object(
   { phone: Phone, message: Type.String({ minLength: 1, maxLength: 65_536 }), reply_to: Type.Optional(MessageId) },

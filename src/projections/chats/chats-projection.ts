@@ -23,7 +23,15 @@ export interface ChatDoc extends Document {
   is_group: boolean;
   is_group_announcement: boolean;
   last_message_timestamp_ms: number;
+  /** Unix ms the mute ends; 0 not muted, -1 forever. */
   mute_end_time: number;
+  /**
+   * The newest message's key, never shown: archive, read state, clear and delete name it as the
+   * range they apply to. Empty when the newest activity came without a message (a chat upsert).
+   */
+  last_message_id: string;
+  last_message_from_me: boolean;
+  last_message_sender: string;
 }
 
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
@@ -57,6 +65,9 @@ function ensure(instanceId: string, jid: string): WriteOp {
     is_group_announcement: false,
     last_message_timestamp_ms: 0,
     mute_end_time: 0,
+    last_message_id: '',
+    last_message_from_me: false,
+    last_message_sender: '',
   };
   return { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, jid) }, update: { $setOnInsert: doc }, upsert: true };
 }
@@ -68,14 +79,27 @@ const update = (instanceId: string, jid: string, u: Update, extra: Record<string
   update: u,
 });
 
-/** Moves the last-message fields forward only: an older message arriving late changes nothing. */
-function lastMessage(instanceId: string, jid: string, atMs: number, user?: { name?: string; phone?: string }): WriteOp {
-  const set: Record<string, unknown> = { last_message_timestamp_ms: atMs };
-  if (user) {
-    set.last_message_user_name = user.name ?? '';
-    set.last_message_user_phone = user.phone ?? '';
-  }
-  return update(instanceId, jid, { $set: set }, { last_message_timestamp_ms: { $lte: atMs } });
+/**
+ * Moves the last-message fields forward only: an older message arriving late changes nothing.
+ * A message at the same instant as the current one wins (history gives a chat's time, then its
+ * messages); a bare timestamp (no message) must be strictly newer and forgets the message key.
+ */
+function lastMessage(instanceId: string, jid: string, atMs: number): WriteOp {
+  const set = { last_message_timestamp_ms: atMs, last_message_id: '', last_message_from_me: false, last_message_sender: '' };
+  return update(instanceId, jid, { $set: set }, { last_message_timestamp_ms: { $lt: atMs } });
+}
+
+function lastMessageOf(instanceId: string, m: NetworkMessage): WriteOp {
+  const sender = m.sender_pn ?? m.sender;
+  const set = {
+    last_message_timestamp_ms: m.timestamp_s * 1000,
+    last_message_user_name: m.push_name ?? '',
+    last_message_user_phone: phoneOf(sender),
+    last_message_id: m.id,
+    last_message_from_me: m.from_me,
+    last_message_sender: m.sender,
+  };
+  return update(instanceId, m.chat, { $set: set }, { last_message_timestamp_ms: { $lte: m.timestamp_s * 1000 } });
 }
 
 function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
@@ -87,19 +111,28 @@ function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
   if (c.unread_count !== undefined) set.messages_unread = Math.max(0, c.unread_count);
   if (c.marked_as_unread !== undefined) set.marked_as_unread = c.marked_as_unread;
   if (c.is_marked_spam !== undefined) set.is_marked_spam = c.is_marked_spam;
-  if (c.community_jid !== undefined) set.community_jid = c.community_jid;
   const ops = [ensure(instanceId, c.jid)];
+  if (c.community_jid !== undefined) ops.push(...community(instanceId, c.jid, c.community_jid));
   if (Object.keys(set).length > 0) ops.push(update(instanceId, c.jid, { $set: set }));
   if (c.last_message_s !== undefined) ops.push(lastMessage(instanceId, c.jid, c.last_message_s * 1000));
   return ops;
 }
 
+/**
+ * A chat's community. The name is known only when the community itself was described (now or
+ * earlier); a move to another community forgets the old name, staying keeps it.
+ */
+function community(instanceId: string, jid: string, communityJid: string, name?: string): WriteOp[] {
+  return [
+    update(instanceId, jid, { $set: { community_name: '' } }, { community_jid: { $ne: communityJid } }),
+    update(instanceId, jid, { $set: name === undefined ? { community_jid: communityJid } : { community_jid: communityJid, community_name: name } }),
+  ];
+}
+
 function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): WriteOp[] {
   // A reaction is not a message in the chat list's sense.
   if (m.type === 'reaction') return [];
-  const ops = [ensure(instanceId, m.chat)];
-  const sender = m.sender_pn ?? m.sender;
-  ops.push(lastMessage(instanceId, m.chat, m.timestamp_s * 1000, m.from_me ? { name: '', phone: '' } : { name: m.push_name, phone: phoneOf(sender) }));
+  const ops = [ensure(instanceId, m.chat), lastMessageOf(instanceId, m)];
   if (live && !m.from_me) ops.push(update(instanceId, m.chat, { $inc: { messages_unread: 1 } }));
   // Writing from this account reads the chat, as the phone shows it.
   if (live && m.from_me) ops.push(update(instanceId, m.chat, { $set: { messages_unread: 0, marked_as_unread: false } }));
@@ -168,17 +201,20 @@ export const chatsProjection: Projection = {
       case 'GroupsUpserted': {
         const groups = (event.data as SessionEventData<'GroupsUpserted'>).groups;
         const names = new Map(groups.map((g) => [g.jid, g.name]));
+        // A community's name reaches the chats of its groups, whenever either was learned first.
+        const communities = groups.filter((g) => g.is_community);
         return groups.flatMap((g) => [
           ensure(instanceId, g.jid),
-          update(instanceId, g.jid, {
-            $set: {
-              name: g.name,
-              is_group_announcement: g.is_announce,
-              community_jid: g.community_jid ?? '',
-              community_name: (g.community_jid && names.get(g.community_jid)) ?? '',
-            },
-          }),
-        ]);
+          update(instanceId, g.jid, { $set: { name: g.name, is_group_announcement: g.is_announce } }),
+          ...community(instanceId, g.jid, g.community_jid ?? '', g.community_jid ? names.get(g.community_jid) : ''),
+        ]).concat(
+          communities.map((c) => ({
+            collection: CHATS,
+            op: 'updateMany' as const,
+            filter: { instance_id: instanceId, community_jid: c.jid },
+            update: { $set: { community_name: c.name } },
+          })),
+        );
       }
       case 'SessionLoggedOut':
         return [{ collection: CHATS, op: 'deleteMany', filter: { instance_id: instanceId } }];

@@ -1,6 +1,12 @@
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import { GROUPS, LID_MAP, type GroupDoc, type LidDoc } from './groups-projection.js';
 
+/** Both directions of the phone↔LID map, for the identities a page shows. */
+export interface LidPairs {
+  pnByLid: Map<string, string>;
+  lidByPn: Map<string, string>;
+}
+
 export class GroupQueries {
   constructor(private readonly docs: DocumentStore) {}
 
@@ -22,5 +28,18 @@ export class GroupQueries {
   async lidForPhone(instanceId: string, pn: string): Promise<string | null> {
     const doc = await this.docs.collection<LidDoc>(LID_MAP).findOne({ instance_id: instanceId, pn });
     return doc?.lid ?? null;
+  }
+
+  /** The known pairs of the given LIDs and phone-number jids, in one read each. */
+  async pairs(instanceId: string, lids: string[], pns: string[]): Promise<LidPairs> {
+    const map = this.docs.collection<LidDoc>(LID_MAP);
+    const [byLid, byPn] = await Promise.all([
+      lids.length ? map.find({ _id: { $in: [...new Set(lids)].map((lid) => `${instanceId}:${lid}`) } }) : [],
+      pns.length ? map.find({ instance_id: instanceId, pn: { $in: [...new Set(pns)] } }) : [],
+    ]);
+    return {
+      pnByLid: new Map([...byLid, ...byPn].map((d) => [d.lid, d.pn])),
+      lidByPn: new Map([...byLid, ...byPn].map((d) => [d.pn, d.lid])),
+    };
   }
 }

@@ -1,10 +1,11 @@
 import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage, WASocket } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { NotConnectedError, type ButtonsContent, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
+import { chatModification } from './chat-modify.js';
 import { groupsUpsertEvents } from './group-translator.js';
 import { isGroupJid, normalizeJid, toJid } from './jid.js';
 import { ChatStateTracker } from './presence-translator.js';
@@ -187,6 +188,19 @@ export class BaileysConnection implements NetworkConnection {
     const participant = sender ? toJid(sender) : undefined;
     const keys = messageIds.map((id) => ({ remoteJid: jid, id, fromMe: false, ...(participant ? { participant } : {}) }));
     await this.call(() => this.deps.sock.readMessages(keys));
+  }
+
+  async modifyChat(chat: string, action: ChatAction): Promise<void> {
+    this.ensureOpen();
+    const jid = toJid(chat);
+    await this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+  }
+
+  async groupInviteCode(group: string): Promise<string> {
+    this.ensureOpen();
+    const code = await this.call(() => this.deps.sock.groupInviteCode(toJid(group)));
+    if (!code) throw new Error('the network gave no invite code');
+    return code;
   }
 
   async rejectCall(callId: string, from: string): Promise<void> {

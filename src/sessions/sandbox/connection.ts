@@ -1,9 +1,11 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../../domain/session/events.js';
+import { groupInviteCode, modifyChat } from './chat-actions.js';
 import {
   NotConnectedError,
   type AuthStateStore,
   type ButtonsContent,
+  type ChatAction,
   type ConnectionHandlers,
   type NetworkConnection,
   type ProfileSnapshot,
@@ -110,6 +112,14 @@ export class SandboxConnection implements NetworkConnection {
 
   react(chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {
     return this.actions.react(this, chat, messageId, reaction);
+  }
+
+  modifyChat(chat: string, action: ChatAction): Promise<void> {
+    return modifyChat(this, chat, action);
+  }
+
+  groupInviteCode(group: string): Promise<string> {
+    return groupInviteCode(this, group);
   }
 
   async rejectCall(): Promise<void> {

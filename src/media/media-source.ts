@@ -1,0 +1,87 @@
+import { Agent, request } from 'undici';
+import { DomainError, invalidInput } from '../domain/errors.js';
+import { checkOutboundUrl } from '../infra/http/outbound-policy.js';
+import { BlockedAddressError, guardedLookup } from './guarded-lookup.js';
+
+export interface MediaSourceOptions {
+  /** The network's media hosts (NetworkChoice.mediaHosts): nothing else is ever fetched. */
+  allowedHost: (url: URL) => boolean;
+  /** ALLOW_PRIVATE_TARGETS: http and loopback allowed (development, tests, the sandbox). */
+  allowPrivate: boolean;
+  /** For the answer's headers, and again for each pause in the body. */
+  timeoutMs?: number;
+}
+
+const tooLarge = (max: number) =>
+  new DomainError('payload_too_large', `the media is larger than ${max} bytes`, [{ field: 'url', message: `media over ${max} bytes` }]);
+
+/**
+ * Fetches encrypted media from the network's media hosts only. The URL must be on the allowlist
+ * and pass the outbound policy; the name is checked again on the address dialled. Bytes are
+ * handed over as they arrive and counted: past `maxBytes` the download is aborted, so an oversized
+ * file is never read to its end (nor at all when its Content-Length already says so).
+ */
+export class MediaSource {
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: MediaSourceOptions) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.agent = new Agent({
+      connect: options.allowPrivate ? { timeout: this.timeoutMs } : { timeout: this.timeoutMs, lookup: guardedLookup },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+  }
+
+  /** Refuses a URL the instance may not make us fetch (400 naming `url`). */
+  check(url: URL): void {
+    if (!this.options.allowedHost(url)) throw invalidInput('url', `${url.host} is not a media host of this network`);
+    const verdict = checkOutboundUrl(url.href, this.options.allowPrivate);
+    if (!verdict.ok) throw invalidInput('url', verdict.reason);
+  }
+
+  /** Streams the bytes at `url` into `onChunk`; resolves with the byte count. */
+  async fetch(url: URL, maxBytes: number, onChunk: (chunk: Buffer) => void): Promise<number> {
+    this.check(url);
+    const answer = await request(url, { dispatcher: this.agent, method: 'GET' }).catch((err: unknown) => {
+      throw fetchError(err);
+    });
+    const { statusCode, headers, body } = answer;
+    if (statusCode !== 200) {
+      body.destroy();
+      throw new DomainError('upstream_failed', `the media host answered ${statusCode}`);
+    }
+    const declared = Number(headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      body.destroy();
+      throw tooLarge(maxBytes);
+    }
+    let received = 0;
+    let consumerFailed = false;
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (received > maxBytes) throw tooLarge(maxBytes);
+        consumerFailed = true;
+        onChunk(chunk);
+        consumerFailed = false;
+      }
+    } catch (err) {
+      body.destroy();
+      // The consumer's own errors are its to explain; only the transfer's are the host's.
+      throw err instanceof DomainError || consumerFailed ? err : fetchError(err);
+    }
+    return received;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function fetchError(err: unknown): DomainError {
+  const blocked = err instanceof BlockedAddressError || (err as { cause?: unknown })?.cause instanceof BlockedAddressError;
+  if (blocked) return invalidInput('url', 'must not resolve to a private, loopback or link-local address');
+  return new DomainError('upstream_failed', `the media host could not be reached: ${(err as Error)?.message ?? String(err)}`);
+}
