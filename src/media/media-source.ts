@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { DomainError, invalidInput } from '../domain/errors.js';
 import { checkOutboundUrl } from '../infra/http/outbound-policy.js';
@@ -49,12 +50,12 @@ export class MediaSource {
     });
     const { statusCode, headers, body } = answer;
     if (statusCode !== 200) {
-      body.destroy();
+      discard(body);
       throw new DomainError('upstream_failed', `the media host answered ${statusCode}`);
     }
     const declared = Number(headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) {
-      body.destroy();
+      discard(body);
       throw tooLarge(maxBytes);
     }
     let received = 0;
@@ -68,7 +69,7 @@ export class MediaSource {
         consumerFailed = false;
       }
     } catch (err) {
-      body.destroy();
+      discard(body);
       // The consumer's own errors are its to explain; only the transfer's are the host's.
       throw err instanceof DomainError || consumerFailed ? err : fetchError(err);
     }
@@ -78,6 +79,12 @@ export class MediaSource {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/** Drops the rest of an answer unread; the abort that follows is ours, not an error to report. */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function fetchError(err: unknown): DomainError {
