@@ -8,6 +8,8 @@ import { NotConnectedError } from './port.js';
 import { decideReconnect, DEFAULT_BACKOFF, type BackoffSettings } from './reconnect-policy.js';
 import type { SessionRecorder } from './session-recorder.js';
 
+const CANCELED = 'CANCELED';
+
 export interface SessionManagerOptions {
   network: MessagingNetwork;
   recorder: SessionRecorder;
@@ -19,6 +21,8 @@ export interface SessionManagerOptions {
   random?: () => number;
   /** How long a pairing request waits for the network's first QR. */
   qrTimeoutMs?: number;
+  /** How long a restart waits for a paired session to open again before answering. */
+  openTimeoutMs?: number;
 }
 
 /** One live session per instance, and what is known about it. */
@@ -31,11 +35,25 @@ interface Slot {
   open: boolean;
   /** Credentials exist (paired before), so a lost connection is worth re-opening. */
   paired: boolean;
+  /**
+   * The log's last word on this session is SessionConnected (read models show it connected), so
+   * losing it must be recorded even when this socket never opened (a failed reconnect at boot).
+   */
+  announced: boolean;
   qr: string | null;
-  qrWaiters: ((qr: string) => void)[];
+  qrWaiters: Waiter<string>[];
+  /** Callers waiting for the session to open (restart); told false when it will not soon. */
+  openWaiters: ((open: boolean) => void)[];
   attempt: number;
+  /** The tail of this session's appends, so they are stored in the order they happened. */
+  recording: Promise<unknown>;
   timer: NodeJS.Timeout | null;
   connecting: Promise<void> | null;
+}
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
 }
 
 /**
@@ -55,18 +73,22 @@ export class SessionManager {
 
   /** Reconnects every paired instance that is not canceled. */
   async start(): Promise<void> {
-    for (const instanceId of await this.o.sessions.paired()) {
+    for (const { instanceId, connected } of await this.o.sessions.paired()) {
       const instance = await this.o.instances.byId(instanceId);
-      if (!instance || instance.billing_status === 'CANCELED') continue;
+      if (!instance || instance.billing_status === CANCELED) continue;
       const slot = this.slotFor(instanceId, instance.account_id, true);
+      slot.announced = connected;
       void this.connect(slot);
     }
   }
 
+  /**
+   * Ends every socket without recording a disconnect: the sessions are still paired and come back
+   * at the next boot, so a deploy does not flap every instance's Connected/Disconnected webhooks.
+   */
   async shutdown(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.slots.values()].map((slot) => this.halt(slot)));
-    this.slots.clear();
+    await Promise.all([...this.slots.values()].map((slot) => this.retire(slot)));
   }
 
   /** The connected account's own jid, for receipts the account itself causes. */
@@ -94,9 +116,15 @@ export class SessionManager {
         slot.qrWaiters = slot.qrWaiters.filter((w) => w !== waiter);
         reject(new DomainError('upstream_failed', 'the network did not offer a QR code in time; retry'));
       }, this.o.qrTimeoutMs ?? 20_000);
-      const waiter = (qr: string) => {
-        clearTimeout(timer);
-        resolve(qr);
+      const waiter: Waiter<string> = {
+        resolve: (qr) => {
+          clearTimeout(timer);
+          resolve(qr);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
       };
       slot.qrWaiters.push(waiter);
     });
@@ -104,8 +132,9 @@ export class SessionManager {
 
   async pairCode(instanceId: string, accountId: string, phone: string): Promise<string> {
     const slot = await this.pairingSlot(instanceId, accountId, 'code');
-    if (!slot.connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
-    return this.translate(() => slot.connection!.requestPairingCode(phone));
+    const connection = slot.connection;
+    if (!connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
+    return this.translate(() => connection.requestPairingCode(phone));
   }
 
   /** Unpairs: unlinks on the network when connected, wipes the credentials, records it. */
@@ -113,48 +142,109 @@ export class SessionManager {
     const slot = this.slots.get(instanceId);
     const status = await this.o.sessions.status(instanceId);
     const paired = slot?.paired || status?.paired === true;
+    const announced = slot?.announced || status?.connected === true;
     if (slot) {
-      if (slot.open && slot.connection) {
-        await slot.connection.logout().catch((err: unknown) => this.o.logger.warn({ err, instanceId }, 'network logout failed'));
-      }
-      await this.halt(slot);
-      this.slots.delete(instanceId);
+      const connection = slot.open ? slot.connection : null;
+      // Our own logout makes the network close the socket: that close is not news to record.
+      slot.generation++;
+      if (connection) await connection.logout().catch((err: unknown) => this.o.logger.warn({ err, instanceId }, 'network logout failed'));
+      await this.retire(slot);
     }
     await this.o.authState(instanceId).clear();
     if (!paired) return null;
-    return this.o.recorder.record(instanceId, accountId, [{ type: 'SessionLoggedOut', data: { by: 'user' } }]);
+    const events: SessionEvent[] = announced ? [{ type: 'SessionDisconnected', data: { reason: 'logged_out' } }] : [];
+    events.push({ type: 'SessionLoggedOut', data: { by: 'user' } });
+    // After whatever the retired slot still had on its way to the log.
+    await slot?.recording;
+    return this.o.recorder.record(instanceId, accountId, events);
   }
 
-  /** Drops the connection and opens a new one. Answers whether it is connected right after. */
+  /**
+   * Drops the connection and opens a new one; answers whether it is connected, waiting (bounded)
+   * for a paired session to open again. With neither a pairing nor credentials there is nothing
+   * to re-open.
+   */
   async restart(instanceId: string, accountId: string): Promise<boolean> {
+    await this.requireActive(instanceId);
     const status = await this.o.sessions.status(instanceId);
     const existing = this.slots.get(instanceId);
-    if (existing) await this.halt(existing);
-    const slot = this.slotFor(instanceId, accountId, existing?.paired || status?.paired === true);
+    const paired = existing ? existing.paired : status?.paired === true;
+    const live = existing !== undefined && (existing.connection !== null || existing.connecting !== null || existing.timer !== null);
+    if (!paired && !live) return false;
+    const slot = existing ?? this.slotFor(instanceId, accountId, paired);
+    if (existing) {
+      await this.halt(existing);
+      // Re-read: a logout or a stop may have retired the slot while the old socket ended.
+      if (this.slots.get(instanceId) !== existing) return false;
+    } else {
+      slot.announced = status?.connected === true;
+    }
+    slot.attempt = 0;
+    const opened = this.waitOpen(slot, slot.paired ? (this.o.openTimeoutMs ?? 10_000) : 0);
     await this.connect(slot);
-    return slot.open;
+    return opened;
   }
 
-  /** Closes the session without unpairing (the instance was canceled). */
+  /**
+   * Closes the session without unpairing (the instance was canceled). The credentials stay; the
+   * read models learn that the session is down.
+   */
   async stop(instanceId: string): Promise<void> {
     const slot = this.slots.get(instanceId);
     if (!slot) return;
-    await this.halt(slot);
-    this.slots.delete(instanceId);
+    const announced = slot.announced;
+    await this.retire(slot);
+    if (announced) await this.record(slot, [{ type: 'SessionDisconnected', data: { reason: 'connection_closed' } }]);
   }
 
   private async pairingSlot(instanceId: string, accountId: string, method: 'qr' | 'code'): Promise<Slot> {
+    await this.requireActive(instanceId);
+    const pairedBefore = (await this.o.sessions.status(instanceId))?.paired === true;
+    // Read after the awaits, and no await until the slot is connecting: concurrent requests share one socket.
     const existing = this.slots.get(instanceId);
     if (existing?.open) throw conflict('the instance is already connected');
-    if (existing && (existing.connection || existing.connecting)) {
-      await existing.connecting;
-      return existing;
+    if (existing ? existing.paired : pairedBefore) {
+      // Credentials reconnect without a QR; pairing again needs a logout first.
+      throw conflict('the instance is paired and reconnecting; log out to pair it again');
     }
-    const slot = existing ?? this.slotFor(instanceId, accountId, false);
-    await this.o.recorder.record(instanceId, accountId, [{ type: 'SessionPairingStarted', data: { method } }]);
-    await this.connect(slot);
+    let slot = existing;
+    if (slot && (slot.connection || slot.connecting)) {
+      await slot.connecting;
+    } else {
+      slot ??= this.slotFor(instanceId, accountId, false);
+      const started = this.record(slot, [{ type: 'SessionPairingStarted', data: { method } }]);
+      await Promise.all([started, this.connect(slot)]);
+    }
     if (slot.open) throw conflict('the instance is already connected');
+    if (!slot.connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
     return slot;
+  }
+
+  /** A canceled instance gets no session (the cancellation reactor closed it). */
+  private async requireActive(instanceId: string): Promise<void> {
+    const instance = await this.o.instances.byId(instanceId);
+    if (instance?.billing_status === CANCELED) throw conflict('instance is canceled');
+  }
+
+  /** Resolves true once the session opens, false when it closes or after `timeoutMs`. */
+  private waitOpen(slot: Slot, timeoutMs: number): Promise<boolean> {
+    if (slot.open) return Promise.resolve(true);
+    if (timeoutMs <= 0) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const done = (open: boolean) => {
+        clearTimeout(timer);
+        slot.openWaiters = slot.openWaiters.filter((w) => w !== done);
+        resolve(open);
+      };
+      slot.openWaiters.push(done);
+    });
+  }
+
+  private settleOpenWaiters(slot: Slot, open: boolean): void {
+    const waiters = slot.openWaiters;
+    slot.openWaiters = [];
+    for (const w of waiters) w(open);
   }
 
   private slotFor(instanceId: string, accountId: string, paired: boolean): Slot {
@@ -165,9 +255,12 @@ export class SessionManager {
       generation: 0,
       open: false,
       paired,
+      announced: false,
       qr: null,
       qrWaiters: [],
+      openWaiters: [],
       attempt: 0,
+      recording: Promise.resolve(),
       timer: null,
       connecting: null,
     };
@@ -186,10 +279,10 @@ export class SessionManager {
           accountId: slot.accountId,
           auth: this.o.authState(slot.instanceId),
           handlers: {
-            onEvents: (events) => this.onEvents(slot, events),
+            onEvents: (events) => this.onEvents(slot, generation, events),
             onQr: (qr) => this.onQr(slot, generation, qr),
             onClose: (close) => this.onClose(slot, generation, close.reason, close.statusCode),
-            onCall: (call) => void this.onCall(slot, call),
+            onCall: (call) => void this.onCall(slot, generation, call),
           },
         });
         if (generation === slot.generation) slot.connection = connection;
@@ -216,7 +309,27 @@ export class SessionManager {
     if (connection) await connection.end().catch(() => undefined);
   }
 
-  private async onEvents(slot: Slot, events: SessionEvent[]): Promise<void> {
+  /** Ends the session for good in this process: waiters learn it, the slot is forgotten. */
+  private async retire(slot: Slot): Promise<void> {
+    if (this.slots.get(slot.instanceId) === slot) this.slots.delete(slot.instanceId);
+    await this.park(slot, new DomainError('conflict', 'the session was closed while pairing'));
+  }
+
+  /**
+   * Leaves the session down but remembered: whether it is still paired is known here before the
+   * read models catch up, so a QR asked for right after an unlink is not refused as "paired".
+   */
+  private async park(slot: Slot, qrError = new DomainError('upstream_failed', 'the network closed the connection before offering a QR; retry')): Promise<void> {
+    this.settleOpenWaiters(slot, false);
+    const waiters = slot.qrWaiters;
+    slot.qrWaiters = [];
+    for (const w of waiters) w.reject(qrError);
+    await this.halt(slot);
+  }
+
+  private async onEvents(slot: Slot, generation: number, events: SessionEvent[]): Promise<void> {
+    // A socket we ended (restart, logout, stop) may still flush; its news no longer describes us.
+    if (generation !== slot.generation) return;
     for (const event of events) {
       if (event.type === 'SessionConnected') {
         slot.open = true;
@@ -225,28 +338,47 @@ export class SessionManager {
         slot.qr = null;
       }
     }
-    await this.o.recorder.record(slot.instanceId, slot.accountId, events);
-    await this.autoRead(slot, events);
+    await this.record(slot, events);
+    if (events.some((e) => e.type === 'SessionConnected')) {
+      slot.announced = true;
+      this.settleOpenWaiters(slot, slot.open);
+    }
+    // Not awaited: marking read is a network call of its own, and waiting for it here would hold
+    // the driver's event delivery (two auto-reading instances messaging each other would deadlock).
+    void this.autoRead(slot, generation, events);
   }
 
-  private async autoRead(slot: Slot, events: SessionEvent[]): Promise<void> {
+  private async autoRead(slot: Slot, generation: number, events: SessionEvent[]): Promise<void> {
     const incoming = events.flatMap((e) => (e.type === 'MessageReceived' && e.data.upsert === 'notify' && !e.data.message.from_me ? [e.data.message] : []));
-    if (incoming.length === 0 || !slot.connection) return;
-    const instance = await this.o.instances.byId(slot.instanceId);
-    if (!instance?.auto_read_messages) return;
-    for (const m of incoming) {
-      await slot.connection.markRead(m.chat, [m.id], m.is_group ? m.sender : undefined).catch((err: unknown) => {
-        this.o.logger.warn({ err, instanceId: slot.instanceId }, 'auto-read failed');
-      });
+    if (incoming.length === 0) return;
+    try {
+      const instance = await this.o.instances.byId(slot.instanceId);
+      if (!instance?.auto_read_messages) return;
+      // One read per chat (and group sender: the network's read receipt names one), as a phone would.
+      const batches = new Map<string, { chat: string; sender?: string; ids: string[] }>();
+      for (const m of incoming) {
+        const sender = m.is_group ? m.sender : undefined;
+        const key = `${m.chat} ${sender ?? ''}`;
+        const batch = batches.get(key) ?? { chat: m.chat, ...(sender === undefined ? {} : { sender }), ids: [] };
+        batch.ids.push(m.id);
+        batches.set(key, batch);
+      }
+      for (const { chat, sender, ids } of batches.values()) {
+        const connection = generation === slot.generation && slot.open ? slot.connection : null;
+        if (!connection) return;
+        await connection.markRead(chat, ids, sender);
+      }
+    } catch (err) {
+      this.o.logger.warn({ err, instanceId: slot.instanceId }, 'auto-read failed');
     }
   }
 
-  private async onCall(slot: Slot, call: { id: string; from: string }): Promise<void> {
+  private async onCall(slot: Slot, generation: number, call: { id: string; from: string }): Promise<void> {
     const instance = await this.o.instances.byId(slot.instanceId);
-    if (!instance?.reject_calls || !slot.connection) return;
+    if (!instance?.reject_calls || generation !== slot.generation || !slot.connection) return;
     try {
       await slot.connection.rejectCall(call.id, call.from);
-      await this.o.recorder.record(slot.instanceId, slot.accountId, [{ type: 'CallRejected', data: { call_id: call.id, from: call.from } }]);
+      await this.record(slot, [{ type: 'CallRejected', data: { call_id: call.id, from: call.from } }]);
     } catch (err) {
       this.o.logger.warn({ err, instanceId: slot.instanceId }, 'call rejection failed');
     }
@@ -257,7 +389,7 @@ export class SessionManager {
     slot.qr = qr;
     const waiters = slot.qrWaiters;
     slot.qrWaiters = [];
-    for (const w of waiters) w(qr);
+    for (const w of waiters) w.resolve(qr);
   }
 
   private onClose(slot: Slot, generation: number, reason: DisconnectReason, statusCode?: number): void {
@@ -269,25 +401,36 @@ export class SessionManager {
     slot.attempt += 1;
     const decision = decideReconnect(reason, slot.attempt, this.random(), this.backoff);
     // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
-    const give_up = decision.action === 'reconnect' && !slot.paired && reason !== 'restart_required';
+    const reconnect = decision.action === 'reconnect' && (slot.paired || reason === 'restart_required');
     const events: SessionEvent[] = [];
-    if (wasOpen || decision.action !== 'reconnect') {
+    if (wasOpen || slot.announced || (decision.action !== 'reconnect' && slot.paired)) {
       events.push({ type: 'SessionDisconnected', data: statusCode === undefined ? { reason } : { reason, status_code: statusCode } });
+      slot.announced = false;
     }
-    void (async () => {
-      if (decision.action === 'wipe') {
-        await this.o.authState(slot.instanceId).clear();
-        events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
-      }
-      await this.o.recorder.record(slot.instanceId, slot.accountId, events);
-    })().catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
+    const wipe = decision.action === 'wipe';
+    if (wipe && slot.paired) events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
+    if (wipe) slot.paired = false;
+    // The wipe comes first: a LoggedOut in the log always means the credentials are gone.
+    const cleared = wipe ? this.o.authState(slot.instanceId).clear() : Promise.resolve();
+    void cleared
+      .then(() => this.record(slot, events))
+      .catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
 
-    if (decision.action === 'reconnect' && !give_up) {
+    if (reconnect && decision.action === 'reconnect') {
+      // A restart waiting on this session keeps waiting only through an immediate reconnect.
+      if (decision.delayMs > 0) this.settleOpenWaiters(slot, false);
       slot.timer = setTimeout(() => void this.connect(slot), decision.delayMs);
       slot.timer.unref();
     } else {
-      this.slots.delete(slot.instanceId);
+      void this.park(slot);
     }
+  }
+
+  /** One slot's records go in order: a disconnect is never stored after the reconnect it caused. */
+  private record(slot: Slot, events: SessionEvent[]): Promise<bigint | null> {
+    const done = slot.recording.then(() => this.o.recorder.record(slot.instanceId, slot.accountId, events));
+    slot.recording = done.catch(() => null);
+    return done;
   }
 
   /** Driver failures become HTTP-meaningful errors; domain errors pass through. */

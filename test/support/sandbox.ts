@@ -1,4 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
+import type { Gateway } from '../../src/gateway.js';
 import type { Api, TestAccount } from './gateway.js';
 
 let phoneCounter = 0;
@@ -39,4 +40,44 @@ export async function waitFor(condition: () => Promise<boolean>, what: string, t
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Pairs an instance with a phone by pairing code, and waits until the status says connected. */
+export async function pairByCode(api: Api, owner: TestAccount, instanceId: string, phone: string): Promise<void> {
+  const code = await api('GET', `/instances/${instanceId}/session/paircode/${phone}`, { token: owner.jwt });
+  if (code.status !== 200) throw new Error(`paircode failed: ${code.status} ${code.text}`);
+  const link = await api('POST', `/sandbox/phones/${phone}/link`, { token: owner.jwt, body: { code: code.body.data.code } });
+  if (link.status !== 200) throw new Error(`link failed: ${link.status} ${link.text}`);
+  await waitFor(async () => (await status(api, owner, instanceId)).connected === true, 'connected');
+}
+
+/** The instance as GET /instances/{id} shows it. */
+export async function instanceOf(api: Api, owner: TestAccount, instanceId: string): Promise<any> {
+  const res = await api('GET', `/instances/${instanceId}`, { token: owner.jwt });
+  if (res.status !== 200) throw new Error(`instance failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+export interface LoggedEvent {
+  type: string;
+  data: any;
+}
+
+/** What the session recorded in `session-<id>`, oldest first. */
+export async function sessionEvents(gateway: Gateway, instanceId: string): Promise<LoggedEvent[]> {
+  const events = await gateway.events.readStream(`session-${instanceId}`);
+  return events.map((e) => ({ type: e.type, data: e.data }));
+}
+
+/** Polls the session stream until an event matches; answers it. */
+export async function waitForEvent(
+  gateway: Gateway,
+  instanceId: string,
+  match: (event: LoggedEvent) => boolean,
+  what: string,
+  timeoutMs = 5000,
+): Promise<LoggedEvent> {
+  let found: LoggedEvent | undefined;
+  await waitFor(async () => (found = (await sessionEvents(gateway, instanceId)).find(match)) !== undefined, what, timeoutMs);
+  return found!;
 }

@@ -20,6 +20,7 @@ export interface ConnectionActions {
   sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage>;
   markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
   react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
+  rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void>;
   logout(conn: SandboxConnection): Promise<void>;
   end(conn: SandboxConnection): void;
 }
@@ -82,6 +83,11 @@ export class SandboxConnection implements NetworkConnection {
     this.silenced = true;
   }
 
+  /** A phone calls the linked account: the offer is queued behind the events already queued. */
+  offerCall(call: { id: string; from: string }): Promise<void> {
+    return this.enqueue(async () => this.handlers.onCall?.(call), {});
+  }
+
   showQr(qr: string): void {
     // After connect() has returned, as a real socket would, so the manager is ready for it.
     setImmediate(() => {
@@ -122,9 +128,8 @@ export class SandboxConnection implements NetworkConnection {
     return groupInviteCode(this, group);
   }
 
-  async rejectCall(): Promise<void> {
-    // Sandbox phones never call; there is nothing to reject.
-    this.connectedPhone();
+  rejectCall(callId: string, from: string): Promise<void> {
+    return this.actions.rejectCall(this, callId, from);
   }
 
   logout(): Promise<void> {

@@ -3,6 +3,7 @@ import type { NetworkMessage } from '../../domain/session/events.js';
 import { NotConnectedError, type ButtonsContent, type ProfileSnapshot, type SendOptions } from '../port.js';
 import { parseAddress } from './addresses.js';
 import type { ConnectionActions, SandboxConnection } from './connection.js';
+import type { Calls } from './calls.js';
 import type { Conversations } from './conversations.js';
 import type { Messaging } from './messaging.js';
 import type { Pairing } from './pairing.js';
@@ -25,6 +26,7 @@ export class InstanceActions implements ConnectionActions {
     private readonly signals: Signals,
     private readonly pairing: Pairing,
     private readonly registry: Registry,
+    private readonly calls: Calls,
   ) {}
 
   requestPairingCode(conn: SandboxConnection, phone: string): Promise<string> {
@@ -65,6 +67,10 @@ export class InstanceActions implements ConnectionActions {
   async markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void> {
     const me = await this.me(conn);
     await this.signals.markRead(me, parseAddress('phone', chat), messageIds);
+  }
+
+  rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void> {
+    return this.calls.reject(conn, callId, from);
   }
 
   async logout(conn: SandboxConnection): Promise<void> {

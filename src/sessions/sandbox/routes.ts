@@ -3,6 +3,9 @@ import { notFound } from '../../domain/errors.js';
 import { defineRoute, type AnyRoute } from '../../api/route.js';
 import type { SandboxNetwork } from './sandbox-network.js';
 import {
+  CallAnswer,
+  CallBody,
+  CallsAnswer,
   ChatPresenceBody,
   CreateGroupBody,
   CreatePhoneBody,
@@ -123,6 +126,29 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
         await sandbox.unlink(principal.accountId, params.phone);
         return { body: {} };
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/phones/{phone}/call',
+      tag: TAG,
+      summary: "Sandbox extension: the phone calls another phone; that phone's instance sees the call (and rejects it when reject_calls is on)",
+      auth: 'jwt',
+      params: PhoneParams,
+      body: CallBody,
+      response: { status: 201, description: 'the call id the callee instance sees', schema: CallAnswer },
+      errors: [400, 404],
+      handler: async ({ principal, params, body }) => ({ status: 201, body: await sandbox.placeCall(principal.accountId, params.phone, body) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/phones/{phone}/calls',
+      tag: TAG,
+      summary: 'Sandbox extension: the calls the phone placed and received, oldest first, with their outcome',
+      auth: 'jwt',
+      params: PhoneParams,
+      response: { description: 'the call log', schema: CallsAnswer },
+      errors: [400, 404],
+      handler: async ({ principal, params }) => ({ body: await sandbox.callLog(principal.accountId, params.phone) }),
     }),
     defineRoute({
       method: 'post',

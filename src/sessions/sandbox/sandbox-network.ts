@@ -4,6 +4,7 @@ import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { IdGenerator } from '../../infra/ids.js';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { parseAddress } from './addresses.js';
+import { Calls } from './calls.js';
 import { SandboxConnection } from './connection.js';
 import { Conversations } from './conversations.js';
 import { announceGroup, announceParticipants } from './group-events.js';
@@ -16,6 +17,8 @@ import { Phones } from './phones.js';
 import { Registry } from './registry.js';
 import {
   MEDIA_KINDS,
+  type CallEntry,
+  type CallInput,
   type ChatPresenceInput,
   type CreateGroupInput,
   type CreatePhoneInput,
@@ -57,6 +60,7 @@ export class SandboxNetwork implements MessagingNetwork {
   private readonly signals: Signals;
   private readonly pairing: Pairing;
   private readonly actions: InstanceActions;
+  private readonly calls: Calls;
   private readonly latencyMs: number;
 
   constructor(options: SandboxOptions) {
@@ -70,7 +74,8 @@ export class SandboxNetwork implements MessagingNetwork {
     this.messaging = new Messaging(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
     this.signals = new Signals(this.phones, this.groups, this.conversations, this.registry, clock);
     this.pairing = new Pairing(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
-    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry);
+    this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
+    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls);
   }
 
   async connect(options: ConnectOptions): Promise<NetworkConnection> {
@@ -144,6 +149,16 @@ export class SandboxNetwork implements MessagingNetwork {
 
   async unlink(accountId: string, phone: string): Promise<void> {
     await this.pairing.unlink(await this.phone(accountId, phone));
+  }
+
+  /** Sandbox extension: the phone calls another; that phone's instance sees a call offer. */
+  async placeCall(accountId: string, phone: string, input: CallInput): Promise<{ call_id: string }> {
+    const call = await this.calls.place(await this.phone(accountId, phone), input.to);
+    return { call_id: call._id };
+  }
+
+  async callLog(accountId: string, phone: string): Promise<{ calls: CallEntry[] }> {
+    return { calls: await this.calls.log(await this.phone(accountId, phone)) };
   }
 
   async createGroup(accountId: string, input: CreateGroupInput): Promise<{ jid: string }> {

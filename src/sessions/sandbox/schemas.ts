@@ -149,3 +149,19 @@ export const InboxEntry = Type.Object({
 });
 export type InboxEntry = Static<typeof InboxEntry>;
 export const InboxAnswer = Type.Object({ messages: Type.Array(InboxEntry) });
+
+/** Sandbox extension (not in SANDBOX.md): a phone calls another, so `reject_calls` can be seen working. */
+export const CallBody = Type.Object({ to: Type.String({ minLength: 1, maxLength: 128, description: 'a phone number or a user jid' }) }, { additionalProperties: false });
+export type CallInput = Static<typeof CallBody>;
+export const CallAnswer = Type.Object({ call_id: Type.String() });
+
+export const CallEntry = Type.Object({
+  call_id: Type.String(),
+  from: Type.String({ description: 'jid of the caller' }),
+  to: Type.String({ description: 'jid of the callee' }),
+  status: Type.Union([Type.Literal('ringing'), Type.Literal('rejected')], { description: "rejected once the callee's instance declines it" }),
+  offered_at: Type.String({ format: 'date-time' }),
+  rejected_at: Type.Optional(Type.String({ format: 'date-time' })),
+});
+export type CallEntry = Static<typeof CallEntry>;
+export const CallsAnswer = Type.Object({ calls: Type.Array(CallEntry) });

@@ -15,6 +15,7 @@ export const COLLECTIONS = {
   links: 'sandbox_links',
   media: 'sandbox_media',
   mediaChunks: 'sandbox_media_chunks',
+  calls: 'sandbox_calls',
 } as const;
 
 export interface PhoneDoc extends Document {
@@ -100,6 +101,19 @@ export interface MediaChunkDoc extends Document {
   data: string;
 }
 
+/** A voice call one phone placed to another (a sandbox extension: SANDBOX.md has no calls). */
+export interface CallDoc extends Document {
+  /** The call id the callee's instance sees in its call offer. */
+  _id: string;
+  account_id: string;
+  from: string;
+  to: string;
+  /** ringing until the callee's instance rejects it; nothing in the sandbox answers calls. */
+  status: 'ringing' | 'rejected';
+  offered_at: string;
+  rejected_at?: string;
+}
+
 export class SandboxState {
   readonly phones: Collection<PhoneDoc>;
   readonly messages: Collection<MessageDoc>;
@@ -107,6 +121,7 @@ export class SandboxState {
   readonly links: Collection<LinkDoc>;
   readonly media: Collection<MediaDoc>;
   readonly mediaChunks: Collection<MediaChunkDoc>;
+  readonly calls: Collection<CallDoc>;
   private setup: Promise<void> | undefined;
   private seq: Promise<number> | undefined;
 
@@ -117,6 +132,7 @@ export class SandboxState {
     this.links = docs.collection(COLLECTIONS.links);
     this.media = docs.collection(COLLECTIONS.media);
     this.mediaChunks = docs.collection(COLLECTIONS.mediaChunks);
+    this.calls = docs.collection(COLLECTIONS.calls);
   }
 
   /** Creates the indexes once per process (createIndex is idempotent). */
@@ -129,6 +145,8 @@ export class SandboxState {
       await this.groups.createIndex({ name: 'members', keys: { 'participants.phone': 1 } });
       await this.links.createIndex({ name: 'phone', keys: { phone: 1 }, unique: true });
       await this.mediaChunks.createIndex({ name: 'blob', keys: { blob: 1, index: 1 } });
+      await this.calls.createIndex({ name: 'from', keys: { from: 1, offered_at: 1 } });
+      await this.calls.createIndex({ name: 'to', keys: { to: 1, offered_at: 1 } });
     })();
     return this.setup;
   }
