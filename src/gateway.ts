@@ -123,10 +123,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     instances: deps.instanceQueries,
     sessions,
     logger: logger.child({ module: 'sessions' }),
+    clock,
   });
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();
-  const chatQueries = new ChatQueries(backends.docs);
+  const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const extraRoutes = [
     ...sessionRoutes({ manager, sessions, rw }),
