@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { conflict, DomainError } from '../domain/errors.js';
 import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
+import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import type { SessionQueries } from '../projections/sessions/session-queries.js';
 import type { AuthStateStore, MessagingNetwork, NetworkConnection } from './port.js';
@@ -17,6 +18,8 @@ export interface SessionManagerOptions {
   instances: InstanceQueries;
   sessions: SessionQueries;
   logger: Logger;
+  /** Stamps what the manager itself records (the ReadSelf receipt of an auto-read). */
+  clock?: Clock;
   backoff?: BackoffSettings;
   random?: () => number;
   /** How long a pairing request waits for the network's first QR. */
@@ -35,6 +38,8 @@ interface Slot {
   open: boolean;
   /** Credentials exist (paired before), so a lost connection is worth re-opening. */
   paired: boolean;
+  /** The connected account's jid, once a connection said it. */
+  jid: string | null;
   /**
    * The log's last word on this session is SessionConnected (read models show it connected), so
    * losing it must be recorded even when this socket never opened (a failed reconnect at boot).
@@ -255,6 +260,7 @@ export class SessionManager {
       generation: 0,
       open: false,
       paired,
+      jid: null,
       announced: false,
       qr: null,
       qrWaiters: [],
@@ -334,6 +340,7 @@ export class SessionManager {
       if (event.type === 'SessionConnected') {
         slot.open = true;
         slot.paired = true;
+        slot.jid = event.data.jid;
         slot.attempt = 0;
         slot.qr = null;
       }
@@ -367,6 +374,11 @@ export class SessionManager {
         const connection = generation === slot.generation && slot.open ? slot.connection : null;
         if (!connection) return;
         await connection.markRead(chat, ids, sender);
+        // As chat/markread does: the account read them itself, which the chat list and webhooks show.
+        const now = Math.floor((this.o.clock ?? systemClock).now().getTime() / 1000);
+        await this.record(slot, [
+          { type: 'ReceiptReceived', data: { message_ids: ids, chat, sender: slot.jid ?? chat, state: 'ReadSelf', timestamp_s: now } },
+        ]);
       }
     } catch (err) {
       this.o.logger.warn({ err, instanceId: slot.instanceId }, 'auto-read failed');
