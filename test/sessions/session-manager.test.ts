@@ -1,0 +1,265 @@
+import { expect } from 'chai';
+import pino from 'pino';
+import type { DisconnectReason, SessionEvent } from '../../src/domain/session/events.js';
+import { DomainError } from '../../src/domain/errors.js';
+import type { InstanceQueries } from '../../src/projections/instances/instance-queries.js';
+import type { SessionQueries } from '../../src/projections/sessions/session-queries.js';
+import type { SessionStatusDoc } from '../../src/projections/sessions/sessions-projection.js';
+import type { AuthStateStore, ConnectionHandlers, ConnectOptions, MessagingNetwork, NetworkConnection } from '../../src/sessions/port.js';
+import { SessionManager } from '../../src/sessions/session-manager.js';
+import type { SessionRecorder } from '../../src/sessions/session-recorder.js';
+import { waitFor } from '../support/sandbox.js';
+
+/** A socket the test drives by hand. */
+class FakeSocket {
+  ended = false;
+  rejected: string[] = [];
+  constructor(readonly handlers: ConnectionHandlers) {}
+  open(jid = '5511999990001@s.whatsapp.net') {
+    return this.handlers.onEvents([{ type: 'SessionConnected', data: { jid, phone: jid.split('@')[0]!, business: false } }]);
+  }
+  close(reason: DisconnectReason, statusCode?: number) {
+    this.handlers.onClose(statusCode === undefined ? { reason } : { reason, statusCode });
+  }
+  connection(): NetworkConnection {
+    const refuse = () => Promise.reject(new Error('not in this fake'));
+    return {
+      requestPairingCode: refuse,
+      profile: refuse,
+      sendText: refuse,
+      sendButtons: refuse,
+      markRead: async () => undefined,
+      react: refuse,
+      rejectCall: async (id) => void this.rejected.push(id),
+      modifyChat: refuse,
+      groupInviteCode: refuse,
+      logout: async () => undefined,
+      end: async () => void (this.ended = true),
+    };
+  }
+}
+
+class FakeNetwork implements MessagingNetwork {
+  readonly kind = 'sandbox' as const;
+  sockets: FakeSocket[] = [];
+  connects: { instanceId: string; at: number }[] = [];
+  async connect(options: ConnectOptions): Promise<NetworkConnection> {
+    const socket = new FakeSocket(options.handlers);
+    this.sockets.push(socket);
+    this.connects.push({ instanceId: options.instanceId, at: Date.now() });
+    return socket.connection();
+  }
+  last(): FakeSocket {
+    return this.sockets.at(-1)!;
+  }
+}
+
+function setup(options: { paired?: { instanceId: string; connected: boolean }[]; canceled?: string[]; rejectCalls?: boolean } = {}) {
+  const network = new FakeNetwork();
+  const recorded: SessionEvent[] = [];
+  const cleared: string[] = [];
+  const recorder = {
+    async record(_instanceId: string, _accountId: string, events: SessionEvent[]) {
+      recorded.push(...events);
+      return events.length ? BigInt(recorded.length) : null;
+    },
+  } as unknown as SessionRecorder;
+  const instances = {
+    async byId(id: string) {
+      return { _id: id, account_id: 'acc', billing_status: options.canceled?.includes(id) ? 'CANCELED' : 'TRIALING', reject_calls: options.rejectCalls ?? false, auto_read_messages: false };
+    },
+  } as unknown as InstanceQueries;
+  const statuses = new Map<string, Partial<SessionStatusDoc>>((options.paired ?? []).map((p) => [p.instanceId, { _id: p.instanceId, paired: true, connected: p.connected }]));
+  const sessions = {
+    async paired() {
+      return options.paired ?? [];
+    },
+    async status(id: string) {
+      return statuses.get(id) ?? null;
+    },
+  } as unknown as SessionQueries;
+  const authState = (instanceId: string): AuthStateStore => ({
+    get: async () => ({}),
+    set: async () => undefined,
+    clear: async () => void cleared.push(instanceId),
+  });
+  const manager = new SessionManager({
+    network,
+    recorder,
+    authState,
+    instances,
+    sessions,
+    logger: pino({ level: 'silent' }),
+    backoff: { baseMs: 40, maxMs: 1000 },
+    random: () => 0.5,
+    qrTimeoutMs: 2000,
+    openTimeoutMs: 1000,
+  });
+  return { manager, network, recorded, cleared, statuses };
+}
+
+const types = (events: SessionEvent[]) => events.map((e) => e.type);
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('session manager', () => {
+  it('reconnects paired instances at boot, not canceled ones', async () => {
+    const { manager, network } = setup({ paired: [{ instanceId: 'A', connected: true }, { instanceId: 'B', connected: false }, { instanceId: 'C', connected: true }], canceled: ['C'] });
+    await manager.start();
+    await tick();
+    expect(network.connects.map((c) => c.instanceId)).to.deep.equal(['A', 'B']);
+    await manager.shutdown();
+  });
+
+  it('reconnects at once when the network asks for a restart', async () => {
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }] });
+    await manager.start();
+    await tick();
+    await network.last().open();
+    network.last().close('restart_required', 515);
+    await waitFor(async () => network.connects.length === 2, 'reconnect', 100);
+    expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionDisconnected']);
+    await manager.shutdown();
+  });
+
+  it('backs off exponentially (with jitter) on a lost connection, and starts over once connected', async () => {
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }] });
+    await manager.start();
+    await tick();
+    await network.last().open();
+    const gaps: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const closedAt = Date.now();
+      network.last().close('connection_lost', 428);
+      const before = network.connects.length;
+      await waitFor(async () => network.connects.length > before, 'reconnect', 2000);
+      gaps.push(network.connects.at(-1)!.at - closedAt);
+    }
+    // random 0.5 of a ceiling of 40, 80, 160 ms.
+    expect(gaps[0]).to.be.within(18, 1000);
+    expect(gaps[1]).to.be.within(38, 1000);
+    expect(gaps[2]).to.be.within(78, 1000);
+    expect(gaps[2]).to.be.greaterThan(gaps[0]);
+    // Recorded once, when it went down; the failed attempts in between are not news.
+    expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionDisconnected']);
+    expect(recorded[1]).to.deep.equal({ type: 'SessionDisconnected', data: { reason: 'connection_lost', status_code: 428 } });
+    await network.last().open();
+    const closedAt = Date.now();
+    network.last().close('timed_out');
+    await waitFor(async () => network.connects.length === 5, 'reconnect', 2000);
+    // Attempt 1 again (20 ms), not attempt 4 (160 ms).
+    expect(network.connects.at(-1)!.at - closedAt).to.be.below(150);
+    await manager.shutdown();
+  });
+
+  it('stops and records when replaced, keeping the credentials; restart takes the session back', async () => {
+    const { manager, network, recorded, cleared } = setup({ paired: [{ instanceId: 'A', connected: true }] });
+    await manager.start();
+    await tick();
+    await network.last().open();
+    network.last().close('replaced', 440);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(network.connects).to.have.length(1);
+    expect(cleared).to.deep.equal([]);
+    expect(recorded.at(-1)).to.deep.equal({ type: 'SessionDisconnected', data: { reason: 'replaced', status_code: 440 } });
+    expect(manager.isConnected('A')).to.equal(false);
+    // Still paired: a QR would be pointless.
+    const qr = await manager.qr('A', 'acc').catch((e: unknown) => e);
+    expect((qr as DomainError).type).to.equal('conflict');
+    const restarted = manager.restart('A', 'acc');
+    await waitFor(async () => network.connects.length === 2, 'reconnect', 500);
+    await network.last().open();
+    expect(await restarted).to.equal(true);
+    await manager.shutdown();
+  });
+
+  it('wipes the credentials and records the logout when the phone logs it out', async () => {
+    const { manager, network, recorded, cleared } = setup({ paired: [{ instanceId: 'A', connected: true }] });
+    await manager.start();
+    await tick();
+    await network.last().open();
+    network.last().close('logged_out', 401);
+    await waitFor(async () => recorded.length === 3, 'recorded', 500);
+    expect(cleared).to.deep.equal(['A']);
+    expect(recorded.slice(1)).to.deep.equal([
+      { type: 'SessionDisconnected', data: { reason: 'logged_out', status_code: 401 } },
+      { type: 'SessionLoggedOut', data: { by: 'phone' } },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(network.connects).to.have.length(1);
+    // Unpaired now, before any read model says so: pairing may start again.
+    const qr = manager.qr('A', 'acc');
+    await waitFor(async () => network.connects.length === 2, 'pairing socket', 500);
+    network.last().handlers.onQr('QR-1');
+    expect(await qr).to.equal('QR-1');
+    await manager.shutdown();
+  });
+
+  it('records the loss of a session the read models show connected, when it fails to come back at boot', async () => {
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: true }] });
+    await manager.start();
+    await tick();
+    network.last().close('connection_lost');
+    await waitFor(async () => recorded.length === 1, 'recorded', 500);
+    expect(recorded).to.deep.equal([{ type: 'SessionDisconnected', data: { reason: 'connection_lost' } }]);
+    await manager.shutdown();
+  });
+
+  it('ignores what a socket it ended still reports', async () => {
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }] });
+    await manager.start();
+    await tick();
+    const old = network.last();
+    await old.open();
+    const restarted = manager.restart('A', 'acc');
+    await waitFor(async () => network.connects.length === 2, 'reconnect', 500);
+    expect(old.ended).to.equal(true);
+    await old.handlers.onEvents([{ type: 'PresenceUpdated', data: { jid: 'x@s.whatsapp.net', state: 'available' } }]);
+    old.close('connection_lost');
+    await network.last().open();
+    expect(await restarted).to.equal(true);
+    expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionConnected']);
+    expect(manager.isConnected('A')).to.equal(true);
+    await manager.shutdown();
+  });
+
+  it('fails a QR request at once when the socket closes before offering one', async () => {
+    const { manager, network } = setup();
+    const qr = manager.qr('N', 'acc').catch((e: unknown) => e);
+    await waitFor(async () => network.connects.length === 1, 'pairing socket', 500);
+    const started = Date.now();
+    network.last().close('timed_out', 408);
+    const error = (await qr) as DomainError;
+    expect(error).to.be.instanceOf(DomainError);
+    expect(error.type).to.equal('upstream_failed');
+    expect(Date.now() - started).to.be.below(500);
+    // An unpaired socket is not re-opened on its own.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(network.connects).to.have.length(1);
+  });
+
+  it('shares one pairing socket between concurrent QR requests', async () => {
+    const { manager, network, recorded } = setup();
+    const both = Promise.all([manager.qr('N', 'acc'), manager.qr('N', 'acc')]);
+    await waitFor(async () => network.connects.length >= 1, 'pairing socket', 500);
+    await tick();
+    network.last().handlers.onQr('QR-X');
+    expect(await both).to.deep.equal(['QR-X', 'QR-X']);
+    expect(network.connects).to.have.length(1);
+    expect(types(recorded)).to.deep.equal(['SessionPairingStarted']);
+    await manager.shutdown();
+  });
+
+  it('rejects calls only when the instance says so', async () => {
+    for (const rejectCalls of [true, false]) {
+      const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }], rejectCalls });
+      await manager.start();
+      await tick();
+      await network.last().open();
+      network.last().handlers.onCall?.({ id: 'CALL1', from: '5511999990002@s.whatsapp.net' });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(network.last().rejected).to.deep.equal(rejectCalls ? ['CALL1'] : []);
+      expect(types(recorded).includes('CallRejected')).to.equal(rejectCalls);
+      await manager.shutdown();
+    }
+  });
+});
