@@ -37,8 +37,11 @@ export interface AuthStateOptions {
  *
  * Writes are batched by Baileys itself: the socket wraps `keys` with addTransactionCapability, so
  * every signal transaction (a decrypt, an encrypt, a pre-key upload) ends in exactly one
- * `keys.set`, which is one `AuthStateStore.set`, one durable write. Reads go through Baileys'
- * makeCacheableSignalKeyStore with a bounded cache.
+ * `keys.set`, which is one `AuthStateStore.set`, one durable write. The few writes Baileys makes
+ * outside a transaction (it saves a new sender's identity key just before the decrypt
+ * transaction) are one write per key type. Reads go through Baileys' makeCacheableSignalKeyStore
+ * with our bounded cache, not its default NodeCache (which runs a timer per store).
+ * test/sessions/baileys/auth-state.test.ts holds a real X3DH session to all of this.
  */
 export async function baileysAuthState(store: AuthStateStore, options: AuthStateOptions = {}): Promise<BaileysAuthState> {
   const stored = (await store.get(CREDS_TYPE, [CREDS_ID]))[CREDS_ID];

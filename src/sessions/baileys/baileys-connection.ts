@@ -1,4 +1,4 @@
-import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage, WASocket } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import { NotConnectedError, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
@@ -8,21 +8,25 @@ import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
 import { chatModification } from './chat-modify.js';
 import { groupsUpsertEvents } from './group-translator.js';
 import { isGroupJid, normalizeJid, toJid } from './jid.js';
+import { LidPairMemory } from './lid-pairs.js';
 import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
 import { SerialQueue } from './serial-queue.js';
+import type { BaileysSocket } from './socket.js';
 import { connectedEvent, disconnectReasonOf, translateBatch, translateMessage, type TranslateContext } from './translator.js';
 
 type Batch = Partial<BaileysEventMap>;
 type State = 'connecting' | 'open' | 'closed';
 
 export interface ConnectionDeps {
-  sock: WASocket;
+  sock: BaileysSocket;
   auth: BaileysAuthState;
   handlers: ConnectionHandlers;
   logger: ILogger;
   /** Group metadata Baileys reads back before sending to a group (see BaileysNetwork). */
   groupCache: BoundedCache;
+  /** The account unlinked: caches kept for the instance across reconnects are now stale. */
+  onUnlinked?: () => void;
 }
 
 /**
@@ -38,6 +42,7 @@ export class BaileysConnection implements NetworkConnection {
   private readonly creds: SerialQueue;
   private readonly typing = new ChatStateTracker();
   private readonly refreshing = new Set<string>();
+  private readonly lidPairs = new LidPairMemory();
 
   constructor(private readonly deps: ConnectionDeps) {
     this.events = new SerialQueue((error) => deps.logger.error({ err: error }, 'delivering session events failed'));
@@ -59,14 +64,27 @@ export class BaileysConnection implements NetworkConnection {
     try {
       const { events, refreshGroups } = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
       this.typing.observe(events);
-      this.deliver(events);
+      this.deliver(this.lidPairs.filter(events));
       for (const jid of refreshGroups) this.refreshGroup(jid);
     } catch (error) {
       // A payload shape we did not foresee must not take the connection down with it.
       this.deps.logger.error({ err: error, kinds: Object.keys(batch) }, 'translating network events failed');
     }
+    if (batch.call) this.onCalls(batch.call);
     const update = batch['connection.update'];
     if (update) this.onConnectionUpdate(update);
+  }
+
+  /**
+   * Live call offers go to the manager, which rejects them when the instance says so. Offers
+   * replayed from while we were offline are over already; later call states (ringing, accept,
+   * terminate) need nothing from us.
+   */
+  private onCalls(calls: NonNullable<Batch['call']>): void {
+    const onCall = this.deps.handlers.onCall;
+    if (!onCall) return;
+    // `from` stays as the network gave it (device included): the reject names the call creator.
+    for (const call of calls) if (call.status === 'offer' && !call.offline) onCall({ id: call.id, from: call.from });
   }
 
   private onConnectionUpdate(update: Partial<ConnectionState>): void {
@@ -92,6 +110,10 @@ export class BaileysConnection implements NetworkConnection {
   private onClosed(error: unknown): void {
     this.detach();
     const close = disconnectReasonOf(error);
+    if (close.reason === 'logged_out') this.deps.onUnlinked?.();
+    // Baileys emits the close from inside its own end(), so this end() is normally a no-op; it
+    // is kept so the socket is certainly closed (timers, websocket) before the manager, hearing
+    // of the close, opens the next one.
     this.events.push(async () => {
       await this.deps.sock.end(undefined);
       await this.creds.drain();
@@ -99,8 +121,9 @@ export class BaileysConnection implements NetworkConnection {
     });
   }
 
+  /** Queues events for the manager; nothing once detached, so nothing follows the close. */
   private deliver(events: SessionEvent[]): void {
-    if (events.length === 0) return;
+    if (events.length === 0 || !this.unsubscribe) return;
     this.events.push(() => this.deps.handlers.onEvents(events));
   }
 
@@ -130,7 +153,7 @@ export class BaileysConnection implements NetworkConnection {
       .groupMetadata(jid)
       .then((meta) => {
         this.deps.groupCache.set(jid, meta);
-        if (this.unsubscribe) this.deliver(groupsUpsertEvents([meta]));
+        this.deliver(groupsUpsertEvents([meta]));
       })
       .catch((error: unknown) => this.deps.logger.warn({ err: error, group: jid }, 'refreshing group metadata failed'))
       .finally(() => this.refreshing.delete(jid));
@@ -215,6 +238,7 @@ export class BaileysConnection implements NetworkConnection {
     try {
       await this.call(() => this.deps.sock.logout());
     } finally {
+      this.deps.onUnlinked?.();
       await this.deps.sock.end(undefined);
       await this.settle();
     }

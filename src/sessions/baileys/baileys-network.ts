@@ -1,9 +1,10 @@
-import { Browsers, makeWASocket, type GroupMetadata, type UserFacingSocketConfig, type WASocket } from '@whiskeysockets/baileys';
+import { Browsers, makeWASocket, type GroupMetadata } from '@whiskeysockets/baileys';
 import type { Logger } from 'pino';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
+import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
 
 export interface BaileysNetworkOptions {
@@ -13,10 +14,16 @@ export interface BaileysNetworkOptions {
   /** Shown on the phone under "Linked devices"; default "Chrome" (on Mac OS, Baileys' default). */
   browserName?: string;
   /** Replaces Baileys' makeWASocket, for tests of the wiring; production leaves it unset. */
-  makeSocket?: (config: UserFacingSocketConfig) => WASocket;
+  makeSocket?: SocketFactory;
 }
 
-/** Caches that outlive one socket: retry counts and device lists stay valid across reconnects. */
+/**
+ * Caches that outlive one socket: retry counts and device lists stay valid across reconnects.
+ * Each is passed to Baileys, which otherwise makes its own @cacheable/node-cache per socket (a
+ * check timer each, and no bound on entries). Ours are LRUs without timers (expired entries are
+ * dropped when read or evicted), so a reconnect leaves nothing running behind. Baileys still
+ * makes one small debounce cache of its own per socket, which it closes in end().
+ */
 interface InstanceCaches {
   msgRetryCounter: BoundedCache;
   userDevices: BoundedCache;
@@ -64,7 +71,15 @@ export class BaileysNetwork implements MessagingNetwork {
       callOfferCache: caches.callOffer,
       placeholderResendCache: caches.placeholderResend,
     });
-    const connection = new BaileysConnection({ sock, auth, handlers, logger, groupCache: caches.groups });
+    const connection = new BaileysConnection({
+      sock,
+      auth,
+      handlers,
+      logger,
+      groupCache: caches.groups,
+      // Device lists and group metadata of an unlinked account must not serve its successor.
+      onUnlinked: () => this.forget(instanceId),
+    });
     connection.start();
     return connection;
   }
@@ -74,6 +89,7 @@ export class BaileysNetwork implements MessagingNetwork {
     this.caches.delete(instanceId);
   }
 
+  /** The caches an instance's sockets share, made on first use. */
   private cachesOf(instanceId: string): InstanceCaches {
     let caches = this.caches.get(instanceId);
     if (!caches) {

@@ -1,7 +1,8 @@
-import { proto, type BaileysEventMap, type Chat, type ChatUpdate } from '@whiskeysockets/baileys';
+import { isRealMessage, proto, shouldIncrementChatUnread, type BaileysEventMap, type Chat, type ChatUpdate } from '@whiskeysockets/baileys';
 import type { SessionEvent, SessionEventData } from '../../domain/session/events.js';
 import { compact } from './compact.js';
-import { isLid, isPhoneJid, normalizeJid, toInt, type ProtoInt } from './jid.js';
+import { normalizeJid, toInt, type ProtoInt } from './jid.js';
+import { messageLidPairs, uniquePairs } from './lid-pairs.js';
 import { translateMessage, type TranslateContext } from './message-translator.js';
 
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
@@ -52,22 +53,53 @@ export function chatsUpsertEvents(chats: BaileysEventMap['chats.upsert']): Sessi
 }
 
 /**
- * `chats.update` carries only what changed. Its `unreadCount` has three meanings in Baileys v7:
- * a positive number is an increment (a new message arrived: process-message sends
- * `unreadCount: 1` with the message attached, and the event buffer sums increments); 0 comes from
- * the phone marking the chat read (absolute); -1 from the phone marking it unread (a flag, no
- * count); null neutralises a pending mark and changes nothing. This is the same rule Baileys' own
- * reference store applied (`if (update.unreadCount > 0) count += update.unreadCount`).
+ * `chats.update` carries only what changed. Its `unreadCount` has three meanings in Baileys v7
+ * (lib/Utils/process-message.js, chat-utils.js, event-buffer.js):
+ * - a positive number is an increment: process-message sends `unreadCount: 1` for every real
+ *   message from someone else (notify or append) and the event buffer sums the increments;
+ * - 0 comes from the phone marking the chat read (an absolute count);
+ * - -1 comes from the phone marking it unread (a flag, no count);
+ * - null neutralises a pending mark and changes nothing.
+ *
+ * Consumers already count a live incoming message from its MessageReceived (upsert `notify`):
+ * that is all the sandbox gives them. So an increment becomes `unread_delta` only for the part
+ * the batch's live messages do not account for (`liveIncrements`, see below): messages that
+ * arrived while we were offline (`append`), or whose upsert Baileys released in another batch.
+ * Without this every live message would be counted twice.
  */
-export function chatUpdateEvents(updates: BaileysEventMap['chats.update']): SessionEvent[] {
+export function chatUpdateEvents(updates: BaileysEventMap['chats.update'], liveIncrements: ReadonlyMap<string, number> = new Map()): SessionEvent[] {
+  const unaccounted = new Map(liveIncrements);
   const events: SessionEvent[] = [];
   for (const update of updates) {
     const jid = normalizeJid(update.id);
     if (!jid) continue;
     const changes = chatChanges(update);
+    if (changes.unread_delta !== undefined) {
+      const live = unaccounted.get(jid) ?? 0;
+      unaccounted.set(jid, Math.max(0, live - changes.unread_delta));
+      const rest = changes.unread_delta - live;
+      if (rest > 0) changes.unread_delta = rest;
+      else delete changes.unread_delta;
+    }
     if (Object.keys(changes).length) events.push({ type: 'ChatUpdated', data: { jid, changes } });
   }
   return events;
+}
+
+/**
+ * Per chat, the unread increments Baileys made for the live (`notify`) messages of a batch, by
+ * Baileys' own rule (a real message, not ours, not a stub), so they can be told apart from the
+ * increments of messages consumers do not count.
+ */
+export function liveUnreadIncrements(upsert: BaileysEventMap['messages.upsert'] | undefined): Map<string, number> {
+  const counts = new Map<string, number>();
+  if (!upsert || upsert.type !== 'notify') return counts;
+  for (const message of upsert.messages) {
+    if (!message.key.remoteJid || !isRealMessage(message) || !shouldIncrementChatUnread(message)) continue;
+    const chat = normalizeJid(message.key.remoteJid);
+    if (chat) counts.set(chat, (counts.get(chat) ?? 0) + 1);
+  }
+  return counts;
 }
 
 function chatChanges(update: ChatUpdate): ChatChanges {
@@ -97,9 +129,14 @@ export function chatsDeleteEvents(jids: BaileysEventMap['chats.delete']): Sessio
 }
 
 /**
- * One history sync chunk: HistorySyncReceived events (split by size, the first carrying the
- * chats) plus LidMappingLearned with every phone↔LID pair the chunk reveals: Baileys' own pair
- * list, the conversations' pn/lid jids, and the contacts it derived.
+ * One history sync chunk: HistorySyncReceived events (chats and messages split into slices, so
+ * no stored event grows without bound) plus LidMappingLearned with every phone↔LID pair the chunk
+ * reveals: Baileys' own pair list, the conversations' pn/lid jids, the contacts it derived and
+ * the messages' alternate jids.
+ *
+ * The chats travel inside HistorySyncReceived, not in a separate ChatsUpserted: the HistorySync
+ * webhook carries the synced conversations, and the chats read model takes them from this event
+ * (as from the sandbox's); a second event with the same chats would store them twice.
  */
 export function historyEvents(set: BaileysEventMap['messaging-history.set'], ctx: TranslateContext): SessionEvent[] {
   const chats = set.chats.map(chatInfoOf).filter((c): c is ChatInfo => !!c);
@@ -138,6 +175,7 @@ function clampPercent(value: number): number {
 }
 
 function lidPairs(set: BaileysEventMap['messaging-history.set']): LidPair[] {
+  const fromKeys = messageLidPairs(set.messages).map((p): [string, string] => [p.pn, p.lid]);
   const candidates: [string | null | undefined, string | null | undefined][] = [
     ...(set.lidPnMappings ?? []).map((m): [string, string] => [m.pn, m.lid]),
     ...set.chats.flatMap((c): [string | null | undefined, string | null | undefined][] => [
@@ -149,22 +187,7 @@ function lidPairs(set: BaileysEventMap['messaging-history.set']): LidPair[] {
       [c.id, c.lid],
       [c.phoneNumber, c.id],
     ]),
+    ...fromKeys,
   ];
   return uniquePairs(candidates);
-}
-
-/** Keeps the candidates that really are (phone jid, LID) pairs, without duplicates. */
-export function uniquePairs(candidates: [string | null | undefined, string | null | undefined][]): LidPair[] {
-  const seen = new Set<string>();
-  const pairs: LidPair[] = [];
-  for (const [rawPn, rawLid] of candidates) {
-    const pn = normalizeJid(rawPn);
-    const lid = normalizeJid(rawLid);
-    if (!pn || !lid || !isPhoneJid(pn) || !isLid(lid)) continue;
-    const key = `${pn}|${lid}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    pairs.push({ pn, lid });
-  }
-  return pairs;
 }

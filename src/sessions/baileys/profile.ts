@@ -3,8 +3,9 @@ import type { SessionEventData } from '../../domain/session/events.js';
 import type { ProfileSnapshot } from '../port.js';
 import { compact } from './compact.js';
 import { jidUser, normalizeJid } from './jid.js';
+import type { BaileysSocket } from './socket.js';
 
-type ProfileSocket = Pick<WASocket, 'user' | 'authState' | 'fetchStatus' | 'profilePictureUrl' | 'getBusinessProfile'>;
+type ProfileSocket = Pick<BaileysSocket, 'user' | 'authState' | 'fetchStatus' | 'profilePictureUrl' | 'getBusinessProfile'>;
 
 export interface FetchedProfile {
   snapshot: ProfileSnapshot;

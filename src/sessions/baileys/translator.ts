@@ -1,17 +1,20 @@
 import { DisconnectReason as Codes, type AuthenticationCreds, type BaileysEventMap, type Contact } from '@whiskeysockets/baileys';
 import type { DisconnectReason, SessionEvent } from '../../domain/session/events.js';
-import { chatsDeleteEvents, chatsUpsertEvents, chatUpdateEvents, historyEvents, uniquePairs } from './chat-translator.js';
+import { chatsDeleteEvents, chatsUpsertEvents, chatUpdateEvents, historyEvents, liveUnreadIncrements } from './chat-translator.js';
 import { compact } from './compact.js';
 import { groupParticipantsEvents, groupsUpdateEvents, groupsUpsertEvents } from './group-translator.js';
 import { isLid, jidUser, normalizeJid } from './jid.js';
+import { lidMappingEvent, messageLidPairs, uniquePairs } from './lid-pairs.js';
 import { translateMessage, type TranslateContext } from './message-translator.js';
 import { presenceEvents, type WasTyping } from './presence-translator.js';
 import { messageUpdateReceipts, userReceiptEvents } from './receipt-translator.js';
 
 /**
  * Baileys happenings → SessionEvents. Pure: everything here is a function of its arguments, so
- * the mapping is tested without a socket. The driver (baileys-network.ts) owns the side effects:
- * QR strings, connection state, credentials, group refreshes.
+ * the mapping is tested without a socket. The connection (baileys-connection.ts) owns the side
+ * effects: QR strings, connection state, credentials, group refreshes, calls. It reports a close
+ * with disconnectReasonOf; SessionDisconnected and SessionLoggedOut are the session manager's to
+ * record, as it decides what the close means (reconnect, stop, wipe).
  */
 
 export { translateMessage, type TranslateContext } from './message-translator.js';
@@ -45,7 +48,7 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
     events.push(...upserts);
     refresh(incomplete);
   }
-  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update']));
+  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update'], liveUnreadIncrements(batch['messages.upsert'])));
   if (batch['chats.delete']) events.push(...chatsDeleteEvents(batch['chats.delete']));
   if (batch['lid-mapping.update']) events.push(...lidMappingEvents(batch['lid-mapping.update']));
   if (batch['messages.upsert']) events.push(...messagesUpsertEvents(batch['messages.upsert'], ctx));
@@ -61,10 +64,19 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
 }
 
 /**
- * New messages. `notify` are live; `append` are catch-up (offline delivery, our phone's own sends
- * synced to us). Ours (fromMe) are MessageSent from the device: the API's own sends never come
- * back here because the driver turns Baileys' echo of them off (emitOwnEvents: false) and the
- * session manager records them from the send result.
+ * New messages. `notify` are live; `append` are catch-up: messages that reached us while the
+ * socket was offline (Baileys marks offline stanzas 'append'), notifications turned into
+ * messages, and our phone's own sends synced to us. The upsert type is kept on MessageReceived so
+ * consumers can tell live from catch-up (the session manager auto-reads only `notify`); history
+ * proper never comes here, it arrives as `messaging-history.set`.
+ *
+ * Ours (fromMe) are MessageSent from the device, whichever the type: the API's own sends never
+ * come back here because the driver turns Baileys' echo of them off (emitOwnEvents: false) and the
+ * API records them from the send result, so a fromMe upsert is always the phone or another
+ * linked device.
+ *
+ * Phone↔LID pairs the message keys reveal come first, so a consumer that maps identities knows
+ * the pair before it sees the message.
  */
 export function messagesUpsertEvents(upsert: BaileysEventMap['messages.upsert'], ctx: TranslateContext): SessionEvent[] {
   const events: SessionEvent[] = [];
@@ -74,12 +86,12 @@ export function messagesUpsertEvents(upsert: BaileysEventMap['messages.upsert'],
     if (message.from_me) events.push({ type: 'MessageSent', data: { message, origin: 'device' } });
     else events.push({ type: 'MessageReceived', data: { message, upsert: upsert.type } });
   }
-  return events;
+  return [...lidMappingEvent(messageLidPairs(upsert.messages)), ...events];
 }
 
 export function lidMappingEvents(mapping: BaileysEventMap['lid-mapping.update']): SessionEvent[] {
-  const pairs = uniquePairs([[mapping.pn, mapping.lid]]);
-  return pairs.length ? [{ type: 'LidMappingLearned', data: { pairs } }] : [];
+  // Both orders: uniquePairs keeps only the one that really is (phone number, LID).
+  return lidMappingEvent(uniquePairs([[mapping.pn, mapping.lid], [mapping.lid, mapping.pn]]));
 }
 
 /**

@@ -1,0 +1,33 @@
+import type { UserFacingSocketConfig, WASocket } from '@whiskeysockets/baileys';
+
+/**
+ * The part of Baileys' socket this driver uses, and nothing more. The connection depends on this
+ * rather than on WASocket so its wiring (listeners, end before reconnect, caches) can be tested
+ * with a fake socket, and so an upgrade of Baileys shows at once which calls we rely on.
+ */
+export type BaileysSocket = Pick<
+  WASocket,
+  | 'user'
+  | 'end'
+  | 'logout'
+  | 'waitForSocketOpen'
+  | 'requestPairingCode'
+  | 'sendMessage'
+  | 'readMessages'
+  | 'chatModify'
+  | 'rejectCall'
+  | 'groupMetadata'
+  | 'groupFetchAllParticipating'
+  | 'groupInviteCode'
+  | 'fetchStatus'
+  | 'profilePictureUrl'
+  | 'getBusinessProfile'
+> & {
+  /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
+  ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;
+  /** Only the creds are read (registration, platform, own ids); the keys are ours already. */
+  authState: Pick<WASocket['authState'], 'creds'>;
+};
+
+/** Makes one socket; Baileys' makeWASocket in production, a fake in the wiring tests. */
+export type SocketFactory = (config: UserFacingSocketConfig) => BaileysSocket;

@@ -1,0 +1,333 @@
+import { proto, type BaileysEventMap, type WAMessage } from '@whiskeysockets/baileys';
+import { expect } from 'chai';
+import type { SessionEvent } from '../../../src/domain/session/events.js';
+import { ALICE_LID, ALICE_PN, b64, BOB_PN, bytes, GROUP, ME_LID_USER, ME_PN, T0, translate, wire } from './support.js';
+
+const upsert = (type: BaileysEventMap['messages.upsert']['type'], ...messages: WAMessage[]): Partial<BaileysEventMap> => ({
+  'messages.upsert': { type, messages: messages.map(wire) },
+});
+
+/** The fields every message from Alice in a 1:1 chat addressed by phone number carries. */
+const fromAlice = { chat: ALICE_PN, sender: ALICE_PN, sender_pn: ALICE_PN, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0 };
+
+describe('Baileys translator: messages', () => {
+  it('turns a live text from someone else into MessageReceived notify', () => {
+    const events = translate(
+      upsert('notify', { key: { remoteJid: ALICE_PN, fromMe: false, id: 'A1' }, message: { conversation: 'hello' }, messageTimestamp: T0, pushName: 'Alice' }),
+    );
+    expect(events).to.deep.equal([
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'A1', ...fromAlice, type: 'text', text: 'hello' } } },
+    ]);
+  });
+
+  it('keeps the reply target of an extended text', () => {
+    const events = translate(
+      upsert('notify', {
+        key: { remoteJid: ALICE_PN, fromMe: false, id: 'A2' },
+        message: {
+          extendedTextMessage: {
+            text: 'yes, that one',
+            contextInfo: { stanzaId: 'Q1', participant: ME_PN, quotedMessage: { conversation: 'this one?' } },
+          },
+        },
+        messageTimestamp: T0,
+        pushName: 'Alice',
+      }),
+    );
+    expect(events).to.deep.equal([
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'A2', ...fromAlice, type: 'text', text: 'yes, that one', reply_to: 'Q1' } } },
+    ]);
+  });
+
+  describe('media', () => {
+    const common = {
+      mediaKey: bytes(1, 2, 3, 4),
+      fileSha256: bytes(5, 6, 7),
+      fileEncSha256: bytes(8, 9),
+      directPath: '/v/t62.7118-24/abc?ccb=11-4',
+    };
+    const downloadable = {
+      media_key: b64(common.mediaKey),
+      file_sha256: b64(common.fileSha256),
+      file_enc_sha256: b64(common.fileEncSha256),
+      direct_path: common.directPath,
+    };
+    const received = (id: string, message: proto.IMessage): SessionEvent[] =>
+      translate(upsert('notify', { key: { remoteJid: ALICE_PN, fromMe: false, id }, message, messageTimestamp: T0, pushName: 'Alice' }));
+
+    it('carries an image with every field needed to download it (bytes as base64)', () => {
+      const events = received('IMG', {
+        imageMessage: {
+          ...common,
+          url: 'https://mmg.whatsapp.net/v/t62.7118-24/abc.enc',
+          mimetype: 'image/jpeg',
+          fileLength: 204_800,
+          caption: 'look',
+          width: 1280,
+          height: 720,
+          contextInfo: { stanzaId: 'Q2' },
+        },
+      });
+      expect(events).to.deep.equal([
+        {
+          type: 'MessageReceived',
+          data: {
+            upsert: 'notify',
+            message: {
+              id: 'IMG',
+              ...fromAlice,
+              type: 'media',
+              reply_to: 'Q2',
+              media: {
+                kind: 'image',
+                url: 'https://mmg.whatsapp.net/v/t62.7118-24/abc.enc',
+                ...downloadable,
+                file_length: 204_800,
+                mimetype: 'image/jpeg',
+                caption: 'look',
+                width: 1280,
+                height: 720,
+              },
+            },
+          },
+        },
+      ]);
+    });
+
+    it('carries a video with its duration', () => {
+      const [event] = received('VID', {
+        videoMessage: { ...common, url: 'https://mmg.whatsapp.net/v.enc', mimetype: 'video/mp4', fileLength: 3_000_000, seconds: 12, caption: 'clip' },
+      });
+      expect(event).to.deep.equal({
+        type: 'MessageReceived',
+        data: {
+          upsert: 'notify',
+          message: {
+            id: 'VID',
+            ...fromAlice,
+            type: 'media',
+            media: { kind: 'video', url: 'https://mmg.whatsapp.net/v.enc', ...downloadable, file_length: 3_000_000, mimetype: 'video/mp4', caption: 'clip', seconds: 12 },
+          },
+        },
+      });
+    });
+
+    it('carries a voice note, building the URL from the direct path when the network gave none', () => {
+      const [event] = received('AUD', { audioMessage: { ...common, mimetype: 'audio/ogg; codecs=opus', fileLength: 9000, seconds: 4, ptt: true } });
+      expect(event).to.deep.equal({
+        type: 'MessageReceived',
+        data: {
+          upsert: 'notify',
+          message: {
+            id: 'AUD',
+            ...fromAlice,
+            type: 'media',
+            media: {
+              kind: 'audio',
+              url: `https://mmg.whatsapp.net${common.directPath}`,
+              ...downloadable,
+              file_length: 9000,
+              mimetype: 'audio/ogg; codecs=opus',
+              seconds: 4,
+              ptt: true,
+            },
+          },
+        },
+      });
+    });
+
+    it('carries a document with its file name', () => {
+      const [event] = received('DOC', {
+        documentMessage: { ...common, url: 'https://mmg.whatsapp.net/d.enc', mimetype: 'application/pdf', fileLength: 52_000, fileName: 'invoice.pdf' },
+      });
+      expect(event).to.deep.equal({
+        type: 'MessageReceived',
+        data: {
+          upsert: 'notify',
+          message: {
+            id: 'DOC',
+            ...fromAlice,
+            type: 'media',
+            media: { kind: 'document', url: 'https://mmg.whatsapp.net/d.enc', ...downloadable, file_length: 52_000, mimetype: 'application/pdf', file_name: 'invoice.pdf' },
+          },
+        },
+      });
+    });
+
+    it('keeps undownloadable media (no key) as "other" with its caption rather than a broken media record', () => {
+      const [event] = received('BAD', { imageMessage: { url: 'https://mmg.whatsapp.net/x.enc', caption: 'lost', mimetype: 'image/jpeg' } });
+      expect(event).to.deep.equal({ type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'BAD', ...fromAlice, type: 'other', text: 'lost' } } });
+    });
+
+    it('unwraps view-once and ephemeral wrappers', () => {
+      const [event] = received('VO', {
+        viewOnceMessageV2: { message: { imageMessage: { ...common, url: 'https://mmg.whatsapp.net/vo.enc', mimetype: 'image/jpeg', fileLength: 1 } } },
+      });
+      expect(event?.type === 'MessageReceived' && event.data.message.media?.kind).to.equal('image');
+    });
+  });
+
+  it('turns a reaction into a reaction message; an empty text removes it', () => {
+    const events = translate(
+      upsert(
+        'notify',
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'R1' }, message: { reactionMessage: { key: { remoteJid: ALICE_PN, fromMe: true, id: 'M1' }, text: '👍' } }, messageTimestamp: T0, pushName: 'Alice' },
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'R2' }, message: { reactionMessage: { key: { remoteJid: ALICE_PN, fromMe: true, id: 'M1' }, text: '' } }, messageTimestamp: T0, pushName: 'Alice' },
+      ),
+    );
+    expect(events).to.deep.equal([
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R1', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '👍' } } } },
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R2', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '' } } } },
+    ]);
+  });
+
+  it('records a message sent from the phone as MessageSent from the device, sent by the account', () => {
+    const events = translate(upsert('notify', { key: { remoteJid: ALICE_PN, fromMe: true, id: 'P1' }, message: { conversation: 'from my phone' }, messageTimestamp: T0 }));
+    expect(events).to.deep.equal([
+      {
+        type: 'MessageSent',
+        data: {
+          origin: 'device',
+          message: { id: 'P1', chat: ALICE_PN, sender: ME_PN, sender_pn: ME_PN, sender_lid: ME_LID_USER, from_me: true, is_group: false, timestamp_s: T0, type: 'text', text: 'from my phone' },
+        },
+      },
+    ]);
+  });
+
+  it('keeps catch-up messages (append) apart from live ones, ours still as MessageSent', () => {
+    const events = translate(
+      upsert(
+        'append',
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'OFF1' }, message: { conversation: 'while you were away' }, messageTimestamp: T0, pushName: 'Alice' },
+        { key: { remoteJid: ALICE_PN, fromMe: true, id: 'OFF2' }, message: { conversation: 'answered on the phone' }, messageTimestamp: T0 + 1 },
+      ),
+    );
+    expect(events.map((e) => [e.type, e.type === 'MessageReceived' ? e.data.upsert : e.type === 'MessageSent' ? e.data.origin : ''])).to.deep.equal([
+      ['MessageReceived', 'append'],
+      ['MessageSent', 'device'],
+    ]);
+  });
+
+  it('leaves out what is not a user-visible message (protocol messages, stubs without content)', () => {
+    const events = translate(
+      upsert(
+        'notify',
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'PROTO' }, message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE, key: { id: 'X' } } }, messageTimestamp: T0 },
+        { key: { remoteJid: GROUP, fromMe: false, id: 'STUB', participant: ALICE_PN }, messageStubType: proto.WebMessageInfo.StubType.GROUP_PARTICIPANT_ADD, messageTimestamp: T0 },
+      ),
+    );
+    expect(events).to.deep.equal([]);
+  });
+
+  it('names the author of a group message and the group as the chat', () => {
+    const events = translate(
+      upsert('notify', { key: { remoteJid: GROUP, fromMe: false, id: 'G1', participant: `${BOB_PN.split('@')[0]}:3@s.whatsapp.net` }, message: { conversation: 'hi all' }, messageTimestamp: T0, pushName: 'Bob' }),
+    );
+    expect(events).to.deep.equal([
+      {
+        type: 'MessageReceived',
+        data: { upsert: 'notify', message: { id: 'G1', chat: GROUP, sender: BOB_PN, sender_pn: BOB_PN, from_me: false, is_group: true, push_name: 'Bob', timestamp_s: T0, type: 'text', text: 'hi all' } },
+      },
+    ]);
+  });
+
+  describe('LID-addressed senders (Baileys 7 alternate jids)', () => {
+    it('gives a 1:1 message from a LID both identities and teaches the pair before the message', () => {
+      const events = translate(
+        upsert('notify', { key: { remoteJid: ALICE_LID, remoteJidAlt: ALICE_PN, fromMe: false, id: 'L1' }, message: { conversation: 'from my lid' }, messageTimestamp: T0, pushName: 'Alice' }),
+      );
+      expect(events).to.deep.equal([
+        { type: 'LidMappingLearned', data: { pairs: [{ pn: ALICE_PN, lid: ALICE_LID }] } },
+        {
+          type: 'MessageReceived',
+          data: {
+            upsert: 'notify',
+            message: { id: 'L1', chat: ALICE_LID, sender: ALICE_LID, sender_pn: ALICE_PN, sender_lid: ALICE_LID, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0, type: 'text', text: 'from my lid' },
+          },
+        },
+      ]);
+    });
+
+    it('reads the pair either way round, and from a group author (participantAlt)', () => {
+      const events = translate(
+        upsert(
+          'notify',
+          { key: { remoteJid: GROUP, participant: ALICE_LID, participantAlt: ALICE_PN, fromMe: false, id: 'L2' }, message: { conversation: 'a' }, messageTimestamp: T0 },
+          { key: { remoteJid: BOB_PN, remoteJidAlt: 'ignored-not-a-jid', fromMe: false, id: 'L3' }, message: { conversation: 'b' }, messageTimestamp: T0 },
+          { key: { remoteJid: GROUP, participant: BOB_PN, participantAlt: '300000000000003@lid', fromMe: false, id: 'L4' }, message: { conversation: 'c' }, messageTimestamp: T0 },
+        ),
+      );
+      expect(events[0]).to.deep.equal({
+        type: 'LidMappingLearned',
+        data: {
+          pairs: [
+            { pn: ALICE_PN, lid: ALICE_LID },
+            { pn: BOB_PN, lid: '300000000000003@lid' },
+          ],
+        },
+      });
+      const group = events[1];
+      expect(group?.type === 'MessageReceived' && group.data.message).to.include({ chat: GROUP, sender: ALICE_LID, sender_pn: ALICE_PN, sender_lid: ALICE_LID, is_group: true });
+    });
+
+    it('knows the peer of our own message to a LID chat', () => {
+      const events = translate(
+        upsert('notify', { key: { remoteJid: ALICE_LID, remoteJidAlt: ALICE_PN, fromMe: true, id: 'L5' }, message: { conversation: 'hi' }, messageTimestamp: T0 }),
+      );
+      expect(events.map((e) => e.type)).to.deep.equal(['LidMappingLearned', 'MessageSent']);
+    });
+  });
+
+  it('carries the buttons of a card and the choice of a button reply', () => {
+    const events = translate(
+      upsert(
+        'notify',
+        {
+          key: { remoteJid: ALICE_PN, fromMe: false, id: 'BTN' },
+          message: {
+            buttonsMessage: {
+              contentText: 'Pick one',
+              footerText: 'shop',
+              buttons: [
+                { buttonId: 'y', buttonText: { displayText: 'Yes' } },
+                { buttonId: 'n', buttonText: { displayText: 'No' } },
+              ],
+            },
+          },
+          messageTimestamp: T0,
+          pushName: 'Alice',
+        },
+        {
+          key: { remoteJid: ALICE_PN, fromMe: false, id: 'BTNR' },
+          message: { buttonsResponseMessage: { selectedButtonId: 'y', selectedDisplayText: 'Yes', contextInfo: { stanzaId: 'CARD' } } },
+          messageTimestamp: T0,
+          pushName: 'Alice',
+        },
+      ),
+    );
+    expect(events).to.deep.equal([
+      {
+        type: 'MessageReceived',
+        data: {
+          upsert: 'notify',
+          message: {
+            id: 'BTN',
+            ...fromAlice,
+            type: 'buttons',
+            text: 'Pick one',
+            buttons: { footer: 'shop', items: [{ id: 'y', text: 'Yes' }, { id: 'n', text: 'No' }] },
+          },
+        },
+      },
+      {
+        type: 'MessageReceived',
+        data: { upsert: 'notify', message: { id: 'BTNR', ...fromAlice, type: 'buttons', text: 'Yes', reply_to: 'CARD', buttons: { items: [{ id: 'y', text: 'Yes' }] } } },
+      },
+    ]);
+  });
+
+  it('sends nothing for a message it cannot place (no chat or no id)', () => {
+    const events = translate(upsert('notify', { key: { fromMe: false, id: 'NOCHAT' }, message: { conversation: 'x' }, messageTimestamp: T0 }));
+    expect(events).to.deep.equal([]);
+  });
+});
