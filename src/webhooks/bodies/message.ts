@@ -1,0 +1,68 @@
+import type { Static } from '@sinclair/typebox';
+import type { Media, NetworkMessage } from '../../domain/session/events.js';
+import type { MessageContent, MessageEvent } from './schemas.js';
+
+type MediaData = Static<typeof Media>;
+
+/** Our stored message in the spec's shape: `Info` plus the network's message object. */
+export function messageEvent(m: NetworkMessage): MessageEvent {
+  const Info: MessageEvent['Info'] = {
+    ID: m.id,
+    Chat: m.chat,
+    Sender: m.sender,
+    IsFromMe: m.from_me,
+    IsGroup: m.is_group,
+    PushName: m.push_name ?? '',
+    Timestamp: new Date(m.timestamp_s * 1000).toISOString(),
+    Type: m.type,
+  };
+  if (m.media) Info.MediaType = m.media.kind;
+  return { Info, Message: content(m) };
+}
+
+function content(m: NetworkMessage): MessageContent {
+  const contextInfo = m.reply_to ? { stanzaID: m.reply_to } : undefined;
+  if (m.media) return mediaContent(m.media, contextInfo);
+  if (m.reaction) return { reactionMessage: { key: { ID: m.reaction.message_id, remoteJID: m.chat }, text: m.reaction.text } };
+  if (m.buttons) {
+    return {
+      buttonsMessage: {
+        ...(m.text !== undefined ? { contentText: m.text } : {}),
+        ...(m.buttons.footer !== undefined ? { footerText: m.buttons.footer } : {}),
+        buttons: m.buttons.items.map((b) => ({ buttonID: b.id, buttonText: { displayText: b.text } })),
+      },
+    };
+  }
+  // The network sends a reply as an extended text; a plain text as `conversation`.
+  if (contextInfo) return { extendedTextMessage: { text: m.text ?? '', contextInfo } };
+  return m.text !== undefined ? { conversation: m.text } : {};
+}
+
+function mediaContent(media: MediaData, contextInfo: { stanzaID: string } | undefined): MessageContent {
+  const base = {
+    URL: media.url,
+    mediaKey: media.media_key,
+    fileSHA256: media.file_sha256,
+    fileLength: media.file_length,
+    mimetype: media.mimetype,
+    ...(media.direct_path !== undefined ? { directPath: media.direct_path } : {}),
+    ...(media.file_enc_sha256 !== undefined ? { fileEncSha256: media.file_enc_sha256 } : {}),
+    ...(contextInfo ? { contextInfo } : {}),
+  };
+  const caption = media.caption !== undefined ? { caption: media.caption } : {};
+  const size = {
+    ...(media.width !== undefined ? { width: media.width } : {}),
+    ...(media.height !== undefined ? { height: media.height } : {}),
+  };
+  const seconds = media.seconds !== undefined ? { seconds: media.seconds } : {};
+  switch (media.kind) {
+    case 'image':
+      return { imageMessage: { ...base, ...caption, ...size } };
+    case 'video':
+      return { videoMessage: { ...base, ...caption, ...seconds, ...size } };
+    case 'audio':
+      return { audioMessage: { ...base, ...seconds, ...(media.ptt !== undefined ? { PTT: media.ptt } : {}) } };
+    case 'document':
+      return { documentMessage: { ...base, ...caption, ...(media.file_name !== undefined ? { fileName: media.file_name } : {}) } };
+  }
+}

@@ -1,0 +1,107 @@
+import type { SessionEventData, SessionEventType } from '../../domain/session/events.js';
+import type { JsonObject } from '../../infra/eventstore/port.js';
+import { messageEvent } from './message.js';
+import type { RenderedEvent, WebhookType } from './schemas.js';
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+type Renderers = { [K in SessionEventType]?: { type: WebhookType; render(data: SessionEventData<K>): RenderedEvent } };
+
+/** Which stored session event becomes which webhook, and how its body is built. */
+const RENDERERS: Renderers = {
+  MessageReceived: { type: 'Message', render: (d) => ({ type: 'Message', event: messageEvent(d.message) }) },
+  MessageSent: { type: 'Message', render: (d) => ({ type: 'Message', event: messageEvent(d.message) }) },
+  ReceiptReceived: {
+    type: 'ReadReceipt',
+    render: (d) => ({
+      type: 'ReadReceipt',
+      event: { MessageIDs: d.message_ids, Chat: d.chat, Sender: d.sender, Timestamp: iso(d.timestamp_s) },
+      state: d.state,
+    }),
+  },
+  SessionConnected: {
+    type: 'Connected',
+    render: (d) => ({
+      type: 'Connected',
+      event: { JID: d.jid, Phone: d.phone, Business: d.business, ...(d.push_name !== undefined ? { PushName: d.push_name } : {}) },
+    }),
+  },
+  SessionDisconnected: {
+    type: 'Disconnected',
+    render: (d) => ({
+      type: 'Disconnected',
+      event: { Reason: d.reason, LoggedOut: d.reason === 'logged_out', ...(d.status_code !== undefined ? { StatusCode: d.status_code } : {}) },
+    }),
+  },
+  SessionLoggedOut: {
+    type: 'Disconnected',
+    render: (d) => ({ type: 'Disconnected', event: { Reason: 'logged_out', LoggedOut: true, By: d.by } }),
+  },
+  PresenceUpdated: {
+    type: 'Presence',
+    render: (d) => ({
+      type: 'Presence',
+      event: { From: d.jid, Unavailable: d.state === 'unavailable', ...(d.last_seen_s !== undefined ? { LastSeen: iso(d.last_seen_s) } : {}) },
+    }),
+  },
+  ChatPresenceUpdated: {
+    type: 'ChatPresence',
+    render: (d) => ({ type: 'ChatPresence', event: { Chat: d.chat, Sender: d.sender, State: d.state } }),
+  },
+  HistorySyncReceived: {
+    type: 'HistorySync',
+    render: (d) => {
+      const counts = new Map<string, number>();
+      for (const m of d.messages) counts.set(m.chat, (counts.get(m.chat) ?? 0) + 1);
+      const chats = new Map(d.chats.map((c) => [c.jid, c]));
+      // A chat can appear only through its messages; it is still a synced conversation.
+      for (const jid of counts.keys()) if (!chats.has(jid)) chats.set(jid, { jid });
+      const Conversations = [...chats.values()].map((c) => ({
+        ID: c.jid,
+        ...(c.name !== undefined ? { Name: c.name } : {}),
+        ...(c.unread_count !== undefined ? { UnreadCount: c.unread_count } : {}),
+        ...(c.archived !== undefined ? { Archived: c.archived } : {}),
+        ...(c.pinned !== undefined ? { Pinned: c.pinned } : {}),
+        ...(c.last_message_s !== undefined ? { LastMessageTimestamp: iso(c.last_message_s) } : {}),
+        MessageCount: counts.get(c.jid) ?? 0,
+      }));
+      return {
+        type: 'HistorySync',
+        event: {
+          SyncType: d.sync_type,
+          ...(d.progress !== undefined ? { Progress: d.progress } : {}),
+          ...(d.is_latest !== undefined ? { IsLatest: d.is_latest } : {}),
+          Conversations,
+        },
+      };
+    },
+  },
+  GroupParticipantsAdded: {
+    type: 'GroupParticipantsAdd',
+    render: (d) => ({
+      type: 'GroupParticipantsAdd',
+      event: { JID: d.group, Participants: d.participants.map((p) => p.jid), Sender: d.by ?? '' },
+    }),
+  },
+  GroupParticipantsRemoved: {
+    type: 'GroupParticipantsRemove',
+    render: (d) => ({
+      type: 'GroupParticipantsRemove',
+      event: { JID: d.group, Participants: d.participants.map((p) => p.jid), Sender: d.by ?? '' },
+    }),
+  },
+};
+
+/** Stored event types that become webhooks. */
+export const RENDERED_EVENT_TYPES: readonly string[] = Object.keys(RENDERERS);
+
+/** The webhook type a stored event becomes, or undefined when it never becomes one. */
+export function webhookTypeOf(storedType: string): WebhookType | undefined {
+  return RENDERERS[storedType as SessionEventType]?.type;
+}
+
+/** Builds the type-specific part of the body. Throws on data that does not have the stored shape. */
+export function renderEvent(storedType: string, data: JsonObject): RenderedEvent | undefined {
+  const renderer = RENDERERS[storedType as SessionEventType] as { render(d: JsonObject): RenderedEvent } | undefined;
+  return renderer?.render(data);
+}

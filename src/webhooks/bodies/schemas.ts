@@ -1,0 +1,187 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * What a webhook receiver gets: CONTRACT.md's body `{id, type, instance_id, seq, created_at,
+ * event, state?}`. `event` keeps the spec's field names (PascalCase Info, the network's
+ * camelCase message objects, `URL`/`fileSHA256`/`fileEncSha256` exactly as written there), so
+ * integrators built against the spec parse it unchanged. Byte fields are base64; times are
+ * RFC 3339 strings.
+ */
+
+const Str = Type.String();
+const OptStr = Type.Optional(Type.String());
+const DateTime = Type.String({ format: 'date-time' });
+const Jid = Type.String({ description: 'network identifier: <digits>@s.whatsapp.net, <id>@g.us or <id>@lid' });
+
+const ContextInfo = Type.Object(
+  {
+    stanzaID: Type.String({ description: 'id of the message this one replies to' }),
+  },
+  { description: 'present when the message is a reply' },
+);
+
+/** The fields that map onto the media download request (spec, Events). */
+const mediaFields = {
+  URL: Type.String({ description: 'temporary media URL → url' }),
+  mediaKey: Type.String({ description: 'base64 → media_key' }),
+  directPath: Type.Optional(Type.String({ description: '→ direct_path' })),
+  fileEncSha256: Type.Optional(Type.String({ description: 'base64 SHA-256 of the encrypted file → file_enc_sha256' })),
+  fileSHA256: Type.String({ description: 'base64 SHA-256 of the decrypted file → file_sha256' }),
+  fileLength: Type.Integer({ minimum: 0, description: 'bytes → file_length' }),
+  mimetype: Type.String({ description: '→ mimetype' }),
+  contextInfo: Type.Optional(ContextInfo),
+};
+
+export const ImageMessage = Type.Object({
+  ...mediaFields,
+  caption: OptStr,
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+});
+export const VideoMessage = Type.Object({
+  ...mediaFields,
+  caption: OptStr,
+  seconds: Type.Optional(Type.Integer()),
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+});
+export const AudioMessage = Type.Object({
+  ...mediaFields,
+  seconds: Type.Optional(Type.Integer()),
+  PTT: Type.Optional(Type.Boolean({ description: 'a voice note' })),
+});
+export const DocumentMessage = Type.Object({ ...mediaFields, caption: OptStr, fileName: OptStr });
+
+export const MessageContent = Type.Object(
+  {
+    conversation: Type.Optional(Type.String({ description: 'plain text' })),
+    extendedTextMessage: Type.Optional(Type.Object({ text: Str, contextInfo: Type.Optional(ContextInfo) })),
+    imageMessage: Type.Optional(ImageMessage),
+    videoMessage: Type.Optional(VideoMessage),
+    audioMessage: Type.Optional(AudioMessage),
+    documentMessage: Type.Optional(DocumentMessage),
+    reactionMessage: Type.Optional(
+      Type.Object({
+        key: Type.Object({ ID: Type.String({ description: 'the message reacted to' }), remoteJID: Jid }),
+        text: Type.String({ description: 'the emoji; empty when the reaction was removed' }),
+      }),
+    ),
+    buttonsMessage: Type.Optional(
+      Type.Object({
+        contentText: OptStr,
+        footerText: OptStr,
+        buttons: Type.Array(Type.Object({ buttonID: Str, buttonText: Type.Object({ displayText: Str }) })),
+      }),
+    ),
+  },
+  { description: 'exactly one of the fields is present' },
+);
+
+export const MESSAGE_TYPES = ['text', 'media', 'reaction', 'buttons', 'other'] as const;
+export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
+
+export const MessageInfo = Type.Object({
+  ID: Str,
+  Chat: Jid,
+  Sender: Jid,
+  IsFromMe: Type.Boolean(),
+  IsGroup: Type.Boolean(),
+  PushName: Type.String({ description: 'display name of the sender; empty when unknown' }),
+  Timestamp: DateTime,
+  Type: Type.Union(MESSAGE_TYPES.map((t) => Type.Literal(t))),
+  MediaType: Type.Optional(Type.Union(MEDIA_TYPES.map((t) => Type.Literal(t)))),
+});
+
+export const MessageEvent = Type.Object({ Info: MessageInfo, Message: MessageContent });
+
+export const ReceiptStates = ['Delivered', 'Read', 'ReadSelf'] as const;
+export const ReadReceiptEvent = Type.Object({
+  MessageIDs: Type.Array(Str),
+  Chat: Jid,
+  Sender: Jid,
+  Timestamp: DateTime,
+});
+
+export const ConnectedEvent = Type.Object({
+  JID: Jid,
+  Phone: Str,
+  PushName: OptStr,
+  Business: Type.Boolean(),
+});
+
+export const DisconnectedEvent = Type.Object({
+  Reason: Type.String({ description: 'connection_closed, connection_lost, timed_out, restart_required, replaced, logged_out, ...' }),
+  LoggedOut: Type.Boolean({ description: 'true when the device was unlinked: pair again to reconnect' }),
+  StatusCode: Type.Optional(Type.Integer()),
+  By: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('phone'), Type.Literal('network')])),
+});
+
+export const PresenceEvent = Type.Object({
+  From: Jid,
+  Unavailable: Type.Boolean(),
+  LastSeen: Type.Optional(DateTime),
+});
+
+export const ChatPresenceEvent = Type.Object({
+  Chat: Jid,
+  Sender: Jid,
+  State: Type.Union([Type.Literal('composing'), Type.Literal('recording'), Type.Literal('paused')]),
+});
+
+export const HistorySyncEvent = Type.Object({
+  SyncType: Str,
+  Progress: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'percent of the sync done' })),
+  IsLatest: Type.Optional(Type.Boolean()),
+  Conversations: Type.Array(
+    Type.Object({
+      ID: Jid,
+      Name: OptStr,
+      UnreadCount: Type.Optional(Type.Integer()),
+      Archived: Type.Optional(Type.Boolean()),
+      Pinned: Type.Optional(Type.Boolean()),
+      LastMessageTimestamp: Type.Optional(DateTime),
+      MessageCount: Type.Integer({ minimum: 0, description: 'messages of this conversation in this sync batch' }),
+    }),
+  ),
+});
+
+export const GroupParticipantsEvent = Type.Object({
+  JID: Type.String({ description: 'the group' }),
+  Participants: Type.Array(Jid),
+  Sender: Type.String({ description: 'who made the change; empty when the network did not say' }),
+});
+
+const envelopeFields = {
+  id: Type.String({ pattern: '^evt_[0-9a-f]{32}$', description: 'the stored event id: idempotency key, also the webhook-id header' }),
+  instance_id: Str,
+  seq: Type.Integer({ minimum: 1, description: 'strictly increasing per instance; a gap means a delivery you have not received yet' }),
+  created_at: Type.String({ format: 'date-time', description: 'when it happened' }),
+};
+
+const body = <N extends string, E extends TSchema>(type: N, event: E) =>
+  Type.Object({ ...envelopeFields, type: Type.Literal(type), event });
+
+export const WebhookBodies = {
+  Message: body('Message', MessageEvent),
+  ReadReceipt: Type.Object({
+    ...envelopeFields,
+    type: Type.Literal('ReadReceipt'),
+    event: ReadReceiptEvent,
+    state: Type.Union(ReceiptStates.map((s) => Type.Literal(s))),
+  }),
+  Connected: body('Connected', ConnectedEvent),
+  Disconnected: body('Disconnected', DisconnectedEvent),
+  Presence: body('Presence', PresenceEvent),
+  ChatPresence: body('ChatPresence', ChatPresenceEvent),
+  HistorySync: body('HistorySync', HistorySyncEvent),
+  GroupParticipantsAdd: body('GroupParticipantsAdd', GroupParticipantsEvent),
+  GroupParticipantsRemove: body('GroupParticipantsRemove', GroupParticipantsEvent),
+} as const;
+
+export type WebhookType = keyof typeof WebhookBodies;
+export type WebhookBody = { [K in WebhookType]: Static<(typeof WebhookBodies)[K]> }[WebhookType];
+export type MessageEvent = Static<typeof MessageEvent>;
+export type MessageContent = Static<typeof MessageContent>;
+
+/** The body minus what the reactor adds when it records the delivery. */
+export type RenderedEvent = { [K in WebhookType]: Omit<Static<(typeof WebhookBodies)[K]>, keyof typeof envelopeFields> }[WebhookType];

@@ -1,0 +1,75 @@
+import type { Document, DocumentStore } from '../../infra/docstore/port.js';
+import type { WebhookType } from '../bodies/schemas.js';
+
+/** The delivery log: one document per (event, webhook), written by the reactor, moved by the dispatcher. */
+export const DELIVERIES = 'webhook_deliveries';
+/** The reactor's own fold of each instance's webhook settings, at the log position it has reached. */
+export const HOOKS = 'webhook_hooks';
+
+/**
+ * queued: waiting for its first attempt (in per-instance order); retrying: waiting for a later
+ * attempt (any order); delivered and failed are final until someone retries by hand.
+ */
+export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export const statusOf = (state: DeliveryState): DeliveryStatus =>
+  state === 'queued' || state === 'retrying' ? 'pending' : state;
+
+export interface DeliveryDoc extends Document {
+  /** `evt_` + the stored event's uuid without dashes: the idempotency key and `webhook-id`. */
+  _id: string;
+  /** The stored event's id in the log. */
+  event_id: string;
+  instance_id: string;
+  seq: number;
+  type: WebhookType;
+  /** Log position of the event: the order first attempts are discovered in. */
+  pos: number;
+  /** The webhook URL in force when the event happened. */
+  url: string;
+  /** Origin of `url`: the unit of the per-host concurrency cap and its retry queue. */
+  host: string;
+  /** Exactly the bytes that are signed and sent, the same on every attempt. */
+  body: string;
+  state: DeliveryState;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  next_attempt_at: string | null;
+  /** When the next attempt is due (epoch ms). */
+  due_ms: number;
+  /** Retries stop WEBHOOK_RETRY_HORIZON_S after this (event time, or a manual retry). */
+  horizon_from_ms: number;
+  /** Bumped by every change, so an attempt's outcome never overwrites a newer decision. */
+  rev: number;
+}
+
+export interface HookDoc extends Document {
+  _id: string;
+  url: string;
+  events: string[];
+  /** Sealed with the server key (aad `webhook-secret:<id>`); opened only to sign. */
+  secret_sealed: string;
+  /** Last seq handed out for this instance. */
+  seq: number;
+}
+
+/** `evt_` + uuid without dashes. */
+export const deliveryId = (eventId: string) => `evt_${eventId.replace(/-/g, '').toLowerCase()}`;
+
+export async function ensureDeliveryIndexes(docs: DocumentStore): Promise<void> {
+  const deliveries = docs.collection(DELIVERIES);
+  // First attempts: one instance's queued deliveries in seq order.
+  await deliveries.createIndex({ name: 'lane', keys: { instance_id: 1, state: 1, seq: 1 } });
+  // At start: every queued delivery in log order, to find the instances with work.
+  await deliveries.createIndex({ name: 'queued', keys: { state: 1, pos: 1 } });
+  // Retries: one host's retrying deliveries by due time.
+  await deliveries.createIndex({ name: 'retry', keys: { state: 1, host: 1, due_ms: 1 } });
+  // The delivery log route: newest first, optionally by status.
+  await deliveries.createIndex({ name: 'log', keys: { instance_id: 1, seq: -1 } });
+  await deliveries.createIndex({ name: 'log_status', keys: { instance_id: 1, status: 1, seq: -1 } });
+}

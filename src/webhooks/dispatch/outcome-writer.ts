@@ -1,0 +1,76 @@
+import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
+import type { Logger } from '../../infra/logging/logger.js';
+
+const MAX_BATCH = 1000;
+const RETRY_MS = 200;
+const MAX_TRIES = 5;
+
+interface Entry {
+  ops: WriteOp[];
+  done: () => void;
+}
+
+/**
+ * Writes attempt outcomes in batches: whatever finished while the previous batch was committing
+ * goes in the next one, so a burst of deliveries costs a handful of transactions. A write that
+ * keeps failing is given up after a few tries: the delivery then stays in its previous state and
+ * is attempted again later, which is a duplicate, never a loss.
+ */
+export class OutcomeWriter {
+  private queue: Entry[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly docs: DocumentStore,
+    private readonly logger: Logger,
+  ) {}
+
+  /** `done` runs once the ops are committed (or given up). */
+  write(ops: WriteOp[], done: () => void): void {
+    this.queue.push({ ops, done });
+    this.running ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.run());
+  }
+
+  /** Resolves when everything written so far is committed. */
+  async drain(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async run(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, this.take());
+        await this.commit(batch.flatMap((e) => e.ops));
+        for (const entry of batch) entry.done();
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private take(): number {
+    let ops = 0;
+    let entries = 0;
+    for (const entry of this.queue) {
+      if (entries > 0 && ops + entry.ops.length > MAX_BATCH) break;
+      ops += entry.ops.length;
+      entries++;
+    }
+    return entries;
+  }
+
+  private async commit(ops: WriteOp[]): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        await this.docs.batch(ops);
+        return;
+      } catch (err) {
+        if (tries >= MAX_TRIES) {
+          this.logger.error({ err, ops: ops.length }, 'webhook outcomes not recorded; those deliveries will be attempted again');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, RETRY_MS));
+      }
+    }
+  }
+}

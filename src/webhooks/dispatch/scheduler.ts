@@ -1,0 +1,187 @@
+/**
+ * Which delivery goes next, in memory only (the delivery log is the durable truth):
+ * - first attempts run one at a time per instance, in seq order (a lane per instance);
+ * - retries run in any order;
+ * - at most `perHost` attempts are in flight per receiver origin and `global` in all, and hosts
+ *   take turns for free slots, so a slow receiver fills its own slots and nobody else's.
+ */
+
+export interface Stub {
+  id: string;
+  instanceId: string;
+  seq: number;
+  pos: number;
+  host: string;
+  rev: number;
+  state: 'queued' | 'retrying';
+}
+
+export interface Work {
+  stub: Stub;
+  first: boolean;
+}
+
+export interface SchedulerLimits {
+  perHost: number;
+  global: number;
+  /** First attempts held in memory per instance; the rest wait in the log. */
+  laneHeld: number;
+  /** Retries held in memory per host; the rest wait in the log. */
+  hostRetriesHeld: number;
+}
+
+export class Lane {
+  readonly queue: Stub[] = [];
+  busy = false;
+  offered = false;
+  /** Highest seq / pos ever taken into the lane: the log is read after these. */
+  maxSeq = 0;
+  maxPos = -1;
+  /** Highest pos the reactor announced for this instance (committed soon, maybe not yet). */
+  expectedPos = -1;
+  /** The log may hold more queued deliveries than the lane took. */
+  more = false;
+  loading = false;
+  reloadWanted = false;
+
+  constructor(readonly instanceId: string) {}
+}
+
+type Waiting = { kind: 'lane'; lane: Lane } | { kind: 'retry'; stub: Stub };
+
+class Host {
+  inFlight = 0;
+  retriesHeld = 0;
+  readonly waiting: Waiting[] = [];
+  head = 0;
+
+  get pending(): number {
+    return this.waiting.length - this.head;
+  }
+
+  shift(): Waiting | undefined {
+    const next = this.waiting[this.head];
+    if (next === undefined) return undefined;
+    this.head++;
+    // Compact now and then instead of shifting an array on every take.
+    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting.splice(0, this.head);
+      this.head = 0;
+    }
+    return next;
+  }
+}
+
+export class Scheduler {
+  readonly lanes = new Map<string, Lane>();
+  private readonly hosts = new Map<string, Host>();
+  /** Hosts with waiting work, in turn order. */
+  private readonly turns: string[] = [];
+  private readonly inTurns = new Set<string>();
+  private running = 0;
+
+  constructor(private readonly limits: SchedulerLimits) {}
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  lane(instanceId: string): Lane {
+    let lane = this.lanes.get(instanceId);
+    if (!lane) this.lanes.set(instanceId, (lane = new Lane(instanceId)));
+    return lane;
+  }
+
+  /** Room left in a lane's in-memory queue. */
+  laneRoom(lane: Lane): number {
+    return this.limits.laneHeld - lane.queue.length;
+  }
+
+  /** A lane down to a quarter of what it may hold is worth topping up from the log. */
+  laneLow(lane: Lane): boolean {
+    return lane.queue.length * 4 <= this.limits.laneHeld;
+  }
+
+  retryRoom(host: string): number {
+    return this.limits.hostRetriesHeld - (this.hosts.get(host)?.retriesHeld ?? 0);
+  }
+
+  /** Takes a queued delivery into its lane; stubs must arrive in seq order. */
+  addFirst(stub: Stub): void {
+    const lane = this.lane(stub.instanceId);
+    if (stub.seq <= lane.maxSeq) return;
+    lane.queue.push(stub);
+    lane.maxSeq = stub.seq;
+    lane.maxPos = Math.max(lane.maxPos, stub.pos);
+    this.offer(lane);
+  }
+
+  addRetry(stub: Stub): void {
+    const host = this.host(stub.host);
+    host.retriesHeld++;
+    host.waiting.push({ kind: 'retry', stub });
+    this.markWaiting(stub.host);
+  }
+
+  /** The next attempt to start, or undefined when every slot is taken or nothing waits. */
+  next(): Work | undefined {
+    if (this.running >= this.limits.global) return undefined;
+    for (let tries = this.turns.length; tries > 0; tries--) {
+      const name = this.turns.shift() as string;
+      const host = this.hosts.get(name) as Host;
+      if (host.inFlight >= this.limits.perHost) {
+        this.turns.push(name);
+        continue;
+      }
+      const waiting = host.shift() as Waiting;
+      if (host.pending > 0) this.turns.push(name);
+      else this.inTurns.delete(name);
+      host.inFlight++;
+      this.running++;
+      if (waiting.kind === 'retry') return { stub: waiting.stub, first: false };
+      const lane = waiting.lane;
+      lane.offered = false;
+      lane.busy = true;
+      return { stub: lane.queue.shift() as Stub, first: true };
+    }
+    return undefined;
+  }
+
+  /** An attempt ended (or was skipped): frees its slot and lets its lane go on. */
+  finish(work: Work): void {
+    const host = this.host(work.stub.host);
+    host.inFlight--;
+    this.running--;
+    if (!work.first) host.retriesHeld--;
+    else {
+      const lane = this.lane(work.stub.instanceId);
+      lane.busy = false;
+      this.offer(lane);
+    }
+  }
+
+  /** Whether any work waits or runs (for a graceful stop). */
+  get idle(): boolean {
+    return this.running === 0;
+  }
+
+  private offer(lane: Lane): void {
+    const head = lane.queue[0];
+    if (lane.busy || lane.offered || !head) return;
+    lane.offered = true;
+    this.host(head.host).waiting.push({ kind: 'lane', lane });
+    this.markWaiting(head.host);
+  }
+
+  private markWaiting(name: string): void {
+    if (this.inTurns.has(name)) return;
+    this.inTurns.add(name);
+    this.turns.push(name);
+  }
+
+  private host(name: string): Host {
+    let host = this.hosts.get(name);
+    if (!host) this.hosts.set(name, (host = new Host()));
+    return host;
+  }
+}

@@ -1,0 +1,108 @@
+import { AxiosError, type AxiosInstance } from 'axios';
+import type { Readable } from 'node:stream';
+import type { Clock } from '../../infra/clock.js';
+import { checkOutboundUrl } from '../../infra/http/outbound-policy.js';
+import type { DeliveryDoc } from '../deliveries/documents.js';
+import type { Outcome } from '../deliveries/outcomes.js';
+import { parseRetryAfter, retryDelayMs, verdictFor, type RetryTiming } from '../retry-policy.js';
+import { signedHeaders } from '../signing.js';
+
+export interface SenderOptions {
+  http: AxiosInstance;
+  clock: Clock;
+  allowPrivate: boolean;
+  timing: RetryTiming;
+  random: () => number;
+  /** CONTRACT.md: a 2xx within 10 s. */
+  timeoutMs: number;
+}
+
+/** Enough of an error answer to explain it in the delivery log. */
+const EXCERPT_BYTES = 200;
+/** Past this, the rest of an answer is not read (the connection is dropped instead). */
+const DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * One attempt: sign, POST, and turn the answer into an outcome. The body is sent as the exact
+ * stored bytes, so every attempt of a delivery carries the same body and signature input.
+ */
+export class Sender {
+  constructor(private readonly options: SenderOptions) {}
+
+  /** Resolves with the outcome, or null when the attempt was aborted by a stop (left pending). */
+  async attempt(delivery: DeliveryDoc, key: Buffer, signal: AbortSignal): Promise<Outcome | null> {
+    const verdict = checkOutboundUrl(delivery.url, this.options.allowPrivate);
+    if (!verdict.ok) return { kind: 'failed', statusCode: null, error: `webhook URL refused: ${verdict.reason}` };
+
+    const body = Buffer.from(delivery.body, 'utf8');
+    const timestampS = Math.floor(this.options.clock.now().getTime() / 1000);
+    try {
+      const res = await this.options.http.post<Readable>(delivery.url, body, {
+        headers: {
+          ...signedHeaders(key, delivery._id, timestampS, delivery.body),
+          'content-type': 'application/json',
+          'user-agent': 'messaging-gateway-webhooks/1.0',
+        },
+        timeout: this.options.timeoutMs,
+        responseType: 'stream',
+        validateStatus: () => true,
+        maxRedirects: 0,
+        signal,
+      });
+      // A receiver that answered and then broke its body off has still answered.
+      const excerpt = await drain(res.data, res.status >= 300).catch(() => '');
+      const retryAfter = res.headers['retry-after'];
+      return this.judge(delivery, res.status, excerpt, typeof retryAfter === 'string' ? retryAfter : undefined);
+    } catch (err) {
+      if (signal.aborted) return null;
+      return this.networkFailure(delivery, err);
+    }
+  }
+
+  private judge(delivery: DeliveryDoc, status: number, excerpt: string, retryAfter: string | undefined): Outcome {
+    const verdict = verdictFor(status);
+    if (verdict === 'delivered') return { kind: 'delivered', statusCode: status };
+    const error = excerpt ? `HTTP ${status}: ${excerpt}` : `HTTP ${status}`;
+    if (verdict === 'final') return { kind: 'failed', statusCode: status, error };
+    const nowMs = this.options.clock.now().getTime();
+    return this.retryOrGiveUp(delivery, status, error, parseRetryAfter(retryAfter, nowMs));
+  }
+
+  private networkFailure(delivery: DeliveryDoc, err: unknown): Outcome {
+    const cause = err instanceof AxiosError && err.cause ? err.cause : err;
+    const code = (cause as { code?: unknown }).code;
+    const message = err instanceof Error ? err.message : String(err);
+    // The name now resolves to an internal address: a policy refusal, not a passing fault.
+    if (code === 'EBLOCKEDADDRESS') return { kind: 'failed', statusCode: null, error: `webhook URL refused: ${message}` };
+    return this.retryOrGiveUp(delivery, null, message || String(code ?? 'network error'));
+  }
+
+  private retryOrGiveUp(delivery: DeliveryDoc, statusCode: number | null, error: string, retryAfterMs?: number): Outcome {
+    const { timing, random, clock } = this.options;
+    const nowMs = clock.now().getTime();
+    const dueMs = nowMs + retryDelayMs(timing, delivery.attempts + 1, random, retryAfterMs);
+    if (dueMs > delivery.horizon_from_ms + timing.horizonMs) {
+      return { kind: 'failed', statusCode, error: `${error} (retry horizon reached)` };
+    }
+    return { kind: 'retry', statusCode, error, dueMs };
+  }
+}
+
+/** Reads the answer so the connection can be reused; keeps the start of it when asked. */
+async function drain(body: Readable, keep: boolean): Promise<string> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let read = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    read += chunk.length;
+    if (keep && keptBytes < EXCERPT_BYTES) {
+      kept.push(chunk.subarray(0, EXCERPT_BYTES - keptBytes));
+      keptBytes += Math.min(chunk.length, EXCERPT_BYTES - keptBytes);
+    }
+    if (read > DRAIN_LIMIT) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(kept).toString('utf8').replace(/\s+/g, ' ').trim();
+}

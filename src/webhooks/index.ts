@@ -1,0 +1,111 @@
+import axios from 'axios';
+import type { OpenApiExtras } from '../api/openapi.js';
+import type { AnyRoute } from '../api/route.js';
+import { webhookDeliveryRoutes } from '../api/routes/webhook-deliveries.js';
+import type { Clock } from '../infra/clock.js';
+import type { Config } from '../infra/config/config.js';
+import type { SecretBox } from '../infra/crypto/secret-box.js';
+import type { DocumentStore } from '../infra/docstore/port.js';
+import type { EventStore } from '../infra/eventstore/port.js';
+import { createOutboundAgent } from '../infra/http/outbound-agent.js';
+import { undiciAdapter } from '../infra/http/undici-axios-adapter.js';
+import type { IdGenerator } from '../infra/ids.js';
+import type { Logger } from '../infra/logging/logger.js';
+import type { Projection } from '../projections/projection.js';
+import type { InstanceQueries } from '../projections/instances/instance-queries.js';
+import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
+import { DeliveryRepo } from './deliveries/delivery-repo.js';
+import { DeliveryLog } from './delivery-log.js';
+import { Dispatcher } from './dispatch/dispatcher.js';
+import { Sender } from './dispatch/sender.js';
+import { SigningKeys } from './dispatch/signing-keys.js';
+import { webhookOpenApi } from './openapi.js';
+
+export interface WebhookDeps {
+  events: EventStore;
+  docs: DocumentStore;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  config: Config;
+  box: SecretBox;
+  instanceQueries: InstanceQueries;
+}
+
+/** Knobs with production defaults; tests and the bench turn them. */
+export interface WebhookTuning {
+  /** Attempts in flight per receiver origin (and keep-alive connections to it). */
+  perHost?: number;
+  /** Attempts in flight in all. */
+  global?: number;
+  laneHeld?: number;
+  hostRetriesHeld?: number;
+  /** Per attempt; CONTRACT.md says 10 s. */
+  timeoutMs?: number;
+  /** The jitter source, in [0, 1). */
+  random?: () => number;
+}
+
+export interface Webhooks {
+  projections: Projection[];
+  routes: AnyRoute[];
+  openApiExtras: OpenApiExtras;
+  /** Starts the dispatcher; call after the projections started. */
+  start(): Promise<void>;
+  /** Stops the dispatcher: in-flight attempts finish or stay pending; nothing is lost. */
+  stop(): Promise<void>;
+  /** For tests: wake the retry queues after moving a fake clock; count work not yet settled. */
+  dispatcher: Pick<Dispatcher, 'poke' | 'busy'>;
+}
+
+export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): Webhooks {
+  const { config, docs, clock } = deps;
+  const logger = deps.logger.child({ module: 'webhooks' });
+  const timeoutMs = tuning.timeoutMs ?? 10_000;
+  const perHost = tuning.perHost ?? 32;
+  const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
+  const http = axios.create({ adapter: undiciAdapter(agent) });
+  const repo = new DeliveryRepo(docs);
+  const dispatcher = new Dispatcher({
+    docs,
+    repo,
+    clock,
+    logger,
+    keys: new SigningKeys(repo, deps.box),
+    sender: new Sender({
+      http,
+      clock,
+      allowPrivate: config.ALLOW_PRIVATE_TARGETS,
+      timeoutMs,
+      random: tuning.random ?? Math.random,
+      timing: {
+        baseMs: config.WEBHOOK_RETRY_BASE_MS,
+        maxMs: config.WEBHOOK_RETRY_MAX_MS,
+        horizonMs: config.WEBHOOK_RETRY_HORIZON_S * 1000,
+      },
+    }),
+    limits: {
+      perHost,
+      global: tuning.global ?? 512,
+      laneHeld: tuning.laneHeld ?? 256,
+      hostRetriesHeld: tuning.hostRetriesHeld ?? 256,
+    },
+    horizonMs: config.WEBHOOK_RETRY_HORIZON_S * 1000,
+    stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
+  });
+  const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice.instanceId, notice.pos));
+  const log = new DeliveryLog(repo, clock, (delivery) => dispatcher.retryRequested(delivery));
+  let stopped: Promise<void> | undefined;
+  return {
+    projections: [reactor],
+    routes: webhookDeliveryRoutes(log),
+    openApiExtras: webhookOpenApi(),
+    start: () => dispatcher.start(),
+    stop: () =>
+      (stopped ??= (async () => {
+        await dispatcher.stop();
+        await agent.close();
+      })()),
+    dispatcher,
+  };
+}
