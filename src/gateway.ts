@@ -43,6 +43,7 @@ import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
+import { createWebhooks } from './webhooks/index.js';
 
 export const VERSION = '1.0.0';
 
@@ -71,13 +72,15 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
+  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries: new InstanceQueries(backends.docs) });
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
     logger,
   );
   await projections.start();
+  await webhooks.start();
 
   const handler = new CommandHandler(backends.events, ids, clock);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
@@ -143,9 +146,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES)),
     ...choice.routes,
+    ...webhooks.routes,
   ];
 
-  const app = buildApp({ deps, jwt, logger, extraRoutes });
+  const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -169,6 +173,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       clearTimeout(timer);
       await cancellations.stop();
       await manager.shutdown();
+      await webhooks.stop();
       await mediaSource.close();
       await projections.stop();
       await backends.close();
