@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import type { DocumentStore, WriteOp } from '../../src/infra/docstore/port.js';
+import { ProjectionRunner } from '../../src/projections/runner.js';
+import { WebhookReactor } from '../../src/projections/webhooks/webhook-reactor.js';
+import { DELIVERIES, HOOKS, type DeliveryDoc, type HookDoc } from '../../src/webhooks/deliveries/documents.js';
+import { logger, openHarness, type Harness } from './support/harness.js';
+
+/** Runs a lone reactor over the harness's log into `docs`, until it has caught up. */
+async function project(h: Harness, docs: DocumentStore): Promise<void> {
+  const runner = new ProjectionRunner(h.events, docs, [new WebhookReactor(logger)], logger);
+  await runner.start();
+  const caughtUp = await runner.waitFor(await h.events.headPosition(), ['webhooks'], 10_000);
+  await runner.stop();
+  expect(caughtUp, 'caught up').to.equal(true);
+}
+
+const decisions = async (docs: DocumentStore) =>
+  (await docs.collection<DeliveryDoc>(DELIVERIES).find({}, { sort: { pos: 1 } })).map((d) => ({
+    id: d._id,
+    instance: d.instance_id,
+    seq: d.seq,
+    url: d.url,
+    body: d.body,
+  }));
+
+/**
+ * Fails the first batch that records deliveries after the instances were created (so the replay
+ * does not start from InstanceCreated), as a full disk or a lost connection would.
+ */
+function failingOnce(inner: DocumentStore): DocumentStore & { failures: number } {
+  let failures = 0;
+  return {
+    get failures() {
+      return failures;
+    },
+    collection: (name) => inner.collection(name),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    async batch(ops: WriteOp[], options) {
+      const creates = ops.some((o) => o.collection === HOOKS && o.op === 'replaceOne');
+      if (failures === 0 && !creates && ops.some((o) => o.collection === DELIVERIES)) {
+        failures++;
+        throw new Error('disk full');
+      }
+      return inner.batch(ops, options);
+    },
+  };
+}
+
+describe('webhook reactor', function () {
+  this.timeout(20_000);
+  let h: Harness;
+  let dir: string;
+
+  beforeEach(async () => {
+    h = await openHarness();
+    await h.halt();
+    dir = await mkdtemp(join(tmpdir(), 'webhooks-replay-'));
+  });
+  afterEach(async () => {
+    await h.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Two instances, settings changing between their events. */
+  async function history(): Promise<void> {
+    const a = await h.instance('https://hooks.example.com/a', ['Message']);
+    const b = await h.instance('', []);
+    for (let i = 0; i < 5; i++) await h.message(a.id, `a${i}`);
+    await h.message(b.id, 'not delivered: no webhook yet');
+    await h.append(`instance-${b.id}`, 'WebhookConfigured', { url: 'https://hooks.example.com/b', events: ['All'] });
+    await h.append(`instance-${a.id}`, 'WebhookConfigured', { url: 'https://hooks.example.com/a2', events: ['Message'] });
+    for (let i = 0; i < 5; i++) {
+      await h.message(a.id, `a${i + 5}`);
+      await h.message(b.id, `b${i}`);
+    }
+    await h.append(`instance-${a.id}`, 'WebhookCleared', {});
+    await h.message(a.id, 'not delivered: cleared');
+  }
+
+  it('makes the same decisions, with the same seqs, when the log is replayed from the start', async () => {
+    await history();
+    const first = await EmbeddedDocumentStore.open({ path: join(dir, 'one') });
+    const second = await EmbeddedDocumentStore.open({ path: join(dir, 'two') });
+    try {
+      await project(h, first);
+      await project(h, second);
+      const one = await decisions(first);
+      expect(one).to.have.length(15);
+      expect(one.filter((d) => d.url.endsWith('/a')).map((d) => d.seq)).to.deep.equal([1, 2, 3, 4, 5]);
+      expect(one.filter((d) => d.url.endsWith('/a2')).map((d) => d.seq)).to.deep.equal([6, 7, 8, 9, 10]);
+      expect(one.filter((d) => d.url.endsWith('/b')).map((d) => d.seq)).to.deep.equal([1, 2, 3, 4, 5]);
+      expect(await decisions(second)).to.deep.equal(one);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
+  it('replays a failed commit with the decisions it made the first time (no seq gap, no duplicate)', async () => {
+    const inner = await EmbeddedDocumentStore.open({ path: join(dir, 'flaky') });
+    const flaky = failingOnce(inner);
+    // Live, so the runner commits in small batches and the failure lands after the creations.
+    const runner = new ProjectionRunner(h.events, flaky, [new WebhookReactor(logger)], logger);
+    await runner.start();
+    try {
+      await history();
+      expect(await runner.waitFor(await h.events.headPosition(), ['webhooks'], 10_000)).to.equal(true);
+      await runner.stop();
+      expect(flaky.failures).to.equal(1);
+      const got = await decisions(inner);
+      expect(got.map((d) => d.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5]);
+      const hooks = await inner.collection<HookDoc>(HOOKS).find({});
+      expect(hooks.map((x) => x.seq).sort()).to.deep.equal([10, 5]);
+    } finally {
+      await runner.stop();
+      await inner.close();
+    }
+  });
+});
