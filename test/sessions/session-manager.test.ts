@@ -138,7 +138,7 @@ describe('session manager', () => {
     expect(gaps[0]).to.be.within(18, 1000);
     expect(gaps[1]).to.be.within(38, 1000);
     expect(gaps[2]).to.be.within(78, 1000);
-    expect(gaps[2]).to.be.greaterThan(gaps[0]);
+    expect(gaps[2]!).to.be.greaterThan(gaps[0]!);
     // Recorded once, when it went down; the failed attempts in between are not news.
     expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionDisconnected']);
     expect(recorded[1]).to.deep.equal({ type: 'SessionDisconnected', data: { reason: 'connection_lost', status_code: 428 } });

@@ -56,7 +56,8 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       auth: 'instance',
       params: PairCodeParams,
       response: { description: 'the pairing code to type on the phone', schema: PairCodeAnswer },
-      errors: [409, 502],
+      // 400: a malformed phone; 404: a sandbox phone that does not exist or is another account's.
+      errors: [400, 404, 409, 502],
       handler: async ({ instance, params }) => ({
         body: envelope({ code: await manager.pairCode(instance._id, instance.account_id, params.phone) }),
       }),

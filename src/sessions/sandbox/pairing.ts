@@ -45,6 +45,7 @@ export class Pairing {
     const phone = link?.phone === linked ? (await this.phones.byIds([linked])).get(linked) : undefined;
     if (!phone || phone.account_id !== conn.accountId) {
       // The phone unlinked this device while it was away: its credentials are dead.
+      this.registry.forget(conn);
       void conn.close(LOGGED_OUT, { defer: true }).catch(() => undefined);
       return;
     }
