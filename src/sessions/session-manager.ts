@@ -3,7 +3,9 @@ import { conflict, DomainError } from '../domain/errors.js';
 import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
+import { emptyStatus, foldLiveStatus } from '../projections/sessions/live-status.js';
 import type { SessionQueries } from '../projections/sessions/session-queries.js';
+import type { SessionStatusDoc } from '../projections/sessions/sessions-projection.js';
 import type { AuthStateStore, MessagingNetwork, NetworkConnection } from './port.js';
 import { NotConnectedError } from './port.js';
 import { decideReconnect, DEFAULT_BACKOFF, type BackoffSettings } from './reconnect-policy.js';
@@ -40,6 +42,8 @@ interface Slot {
   paired: boolean;
   /** The connected account's jid, once a connection said it. */
   jid: string | null;
+  /** What this session reported of itself, folded as the sessions projection folds it. */
+  status: SessionStatusDoc;
   /**
    * The log's last word on this session is SessionConnected (read models show it connected), so
    * losing it must be recorded even when this socket never opened (a failed reconnect at boot).
@@ -78,11 +82,10 @@ export class SessionManager {
 
   /** Reconnects every paired instance that is not canceled. */
   async start(): Promise<void> {
-    for (const { instanceId, connected } of await this.o.sessions.paired()) {
-      const instance = await this.o.instances.byId(instanceId);
+    for (const status of await this.o.sessions.paired()) {
+      const instance = await this.o.instances.byId(status._id);
       if (!instance || instance.billing_status === CANCELED) continue;
-      const slot = this.slotFor(instanceId, instance.account_id, true);
-      slot.announced = connected;
+      const slot = this.slotFor(status._id, instance.account_id, true, status);
       void this.connect(slot);
     }
   }
@@ -103,6 +106,16 @@ export class SessionManager {
 
   isConnected(instanceId: string): boolean {
     return this.slots.get(instanceId)?.open ?? false;
+  }
+
+  /**
+   * The status of a session open in this process, from what it reported (the same document the
+   * sessions read model holds, without the read); null when it is not open here. The same object
+   * comes back until something changes.
+   */
+  liveStatus(instanceId: string): SessionStatusDoc | null {
+    const slot = this.slots.get(instanceId);
+    return slot?.open && slot.status.connected ? slot.status : null;
   }
 
   /** The open connection, or 409 not_connected. */
@@ -176,13 +189,11 @@ export class SessionManager {
     const paired = existing ? existing.paired : status?.paired === true;
     const live = existing !== undefined && (existing.connection !== null || existing.connecting !== null || existing.timer !== null);
     if (!paired && !live) return false;
-    const slot = existing ?? this.slotFor(instanceId, accountId, paired);
+    const slot = existing ?? this.slotFor(instanceId, accountId, paired, status);
     if (existing) {
       await this.halt(existing);
       // Re-read: a logout or a stop may have retired the slot while the old socket ended.
       if (this.slots.get(instanceId) !== existing) return false;
-    } else {
-      slot.announced = status?.connected === true;
     }
     slot.attempt = 0;
     const opened = this.waitOpen(slot, slot.paired ? (this.o.openTimeoutMs ?? 10_000) : 0);
@@ -252,7 +263,11 @@ export class SessionManager {
     for (const w of waiters) w(open);
   }
 
-  private slotFor(instanceId: string, accountId: string, paired: boolean): Slot {
+  /**
+   * `known` is the read model's status of a paired session: a reconnect may report less of the
+   * profile than pairing did (the business details), and the live status must not lose it.
+   */
+  private slotFor(instanceId: string, accountId: string, paired: boolean, known?: SessionStatusDoc | null): Slot {
     const slot: Slot = {
       instanceId,
       accountId,
@@ -261,7 +276,8 @@ export class SessionManager {
       open: false,
       paired,
       jid: null,
-      announced: false,
+      status: paired && known ? known : emptyStatus(instanceId),
+      announced: paired && known?.connected === true,
       qr: null,
       qrWaiters: [],
       openWaiters: [],
@@ -346,6 +362,8 @@ export class SessionManager {
       }
     }
     await this.record(slot, events);
+    // Once stored, as the read model would learn it, so the two never disagree about the past.
+    for (const event of events) slot.status = foldLiveStatus(slot.status, event);
     if (events.some((e) => e.type === 'SessionConnected')) {
       slot.announced = true;
       this.settleOpenWaiters(slot, slot.open);

@@ -21,7 +21,7 @@ describe('sessions across a gateway restart', function () {
     const paired = await newInstance(first.api, owner, { name: 'paired' });
     const canceled = await newInstance(first.api, owner, { name: 'canceled' });
     const unpaired = await newInstance(first.api, owner, { name: 'unpaired' });
-    const phone = await newPhone(first.api, owner, { push_name: 'Keeper' });
+    const phone = await newPhone(first.api, owner, { push_name: 'Keeper', about: 'here', business: { name: 'Keep Co', email: 'k@example.com', categories: [{ id: '1', name: 'Shop' }] } });
     const other = await newPhone(first.api, owner);
     const friend = await newPhone(first.api, owner);
     await pairByQr(first.api, owner, paired.id, phone.phone);
@@ -30,6 +30,7 @@ describe('sessions across a gateway restart', function () {
     await waitFor(async () => (await status(first.api, owner, canceled.id)).connected === false, 'canceled down');
     // A message before the restart: the sandbox keeps it (it lives in the document store).
     await first.api('POST', `/sandbox/phones/${friend.phone}/messages`, { token: owner.jwt, body: { to: phone.phone, text: 'before' } });
+    const before = await status(first.api, owner, paired.id);
     await first.stop();
 
     const second = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' }, {}, dataDir);
@@ -37,7 +38,8 @@ describe('sessions across a gateway restart', function () {
       const api = second.api;
       await waitFor(async () => (await status(api, owner, paired.id)).connected === true, 'reconnected');
       const data = await status(api, owner, paired.id);
-      expect(data).to.include({ connected: true, phone: phone.phone, whatsapp_jid: phone.jid, push_name: 'Keeper' });
+      expect(data).to.include({ connected: true, phone: phone.phone, whatsapp_jid: phone.jid, push_name: 'Keeper', business_name: 'Keep Co' });
+      expect(JSON.stringify(data)).to.equal(JSON.stringify(before));
       expect((await instanceOf(api, owner, paired.id)).connected).to.equal(true);
       expect(await status(api, owner, canceled.id)).to.deep.equal({ connected: false });
       expect((await instanceOf(api, owner, canceled.id)).connected).to.equal(false);

@@ -69,10 +69,10 @@ function setup(options: { paired?: { instanceId: string; connected: boolean }[];
       return { _id: id, account_id: 'acc', billing_status: options.canceled?.includes(id) ? 'CANCELED' : 'TRIALING', reject_calls: options.rejectCalls ?? false, auto_read_messages: false };
     },
   } as unknown as InstanceQueries;
-  const statuses = new Map<string, Partial<SessionStatusDoc>>((options.paired ?? []).map((p) => [p.instanceId, { _id: p.instanceId, paired: true, connected: p.connected }]));
+  const statuses = new Map<string, SessionStatusDoc>((options.paired ?? []).map((p) => [p.instanceId, { _id: p.instanceId, paired: true, connected: p.connected }]));
   const sessions = {
     async paired() {
-      return options.paired ?? [];
+      return [...statuses.values()];
     },
     async status(id: string) {
       return statuses.get(id) ?? null;
@@ -246,6 +246,24 @@ describe('session manager', () => {
     expect(await both).to.deep.equal(['QR-X', 'QR-X']);
     expect(network.connects).to.have.length(1);
     expect(types(recorded)).to.deep.equal(['SessionPairingStarted']);
+    await manager.shutdown();
+  });
+
+  it('keeps a live status folded from what the session reports, starting from what was known of it', async () => {
+    const { manager, network, statuses } = setup({ paired: [{ instanceId: 'A', connected: true }] });
+    statuses.set('A', { _id: 'A', paired: true, connected: true, phone: '5511999990001', about: 'known before', business_name: 'Shop' });
+    await manager.start();
+    await tick();
+    expect(manager.liveStatus('A')).to.equal(null);
+    // A reconnect reports the identity only: the profile learned at pairing stays.
+    await network.last().open();
+    const first = manager.liveStatus('A');
+    expect(first).to.deep.include({ connected: true, jid: '5511999990001@s.whatsapp.net', about: 'known before', business_name: 'Shop' });
+    expect(manager.liveStatus('A')).to.equal(first);
+    await network.last().handlers.onEvents([{ type: 'ProfileUpdated', data: { about: 'new about' } }]);
+    expect(manager.liveStatus('A')).to.deep.include({ about: 'new about', business_name: 'Shop' });
+    network.last().close('connection_lost');
+    expect(manager.liveStatus('A')).to.equal(null);
     await manager.shutdown();
   });
 

@@ -1,6 +1,7 @@
 import QRCode from 'qrcode';
 import type { ReadYourWrites } from '../../commands/read-your-writes.js';
 import type { SessionQueries } from '../../projections/sessions/session-queries.js';
+import type { SessionStatusDoc } from '../../projections/sessions/sessions-projection.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { envelope } from '../envelope.js';
 import { presentSessionStatus } from '../presenters/session-status.js';
@@ -19,6 +20,13 @@ export interface SessionRouteDeps {
 const READ_MODELS = ['sessions', 'instances'];
 
 export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyRoute[] {
+  // A live status changes identity when it changes, so its presentation is kept until then.
+  const cache = new WeakMap<SessionStatusDoc, ReturnType<typeof presentSessionStatus>>();
+  const presented = (live: SessionStatusDoc) => {
+    let body = cache.get(live);
+    if (!body) cache.set(live, (body = presentSessionStatus(live, true)));
+    return body;
+  };
   return [
     defineRoute({
       method: 'get',
@@ -29,6 +37,9 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       params: InstanceIdParams,
       response: { description: 'session status', schema: SessionStatus },
       handler: async ({ instance }) => {
+        // A session open here answers from what it reported: the hottest read skips the store.
+        const live = manager.liveStatus(instance._id);
+        if (live) return { body: envelope(presented(live)) };
         const doc = await sessions.status(instance._id);
         // The live session decides `connected`; the read model holds what was learned of it.
         return { body: envelope(presentSessionStatus(doc, manager.isConnected(instance._id) && doc?.connected === true)) };

@@ -8,9 +8,8 @@ export class SessionQueries {
     return this.docs.collection<SessionStatusDoc>(SESSION_STATUS).findOne({ _id: instanceId });
   }
 
-  /** Instances whose credentials exist: the ones to reconnect at boot, and whether they were up. */
-  async paired(): Promise<{ instanceId: string; connected: boolean }[]> {
-    const docs = await this.docs.collection<SessionStatusDoc>(SESSION_STATUS).find({ paired: true });
-    return docs.map((d) => ({ instanceId: d._id, connected: d.connected }));
+  /** Instances whose credentials exist: the ones to reconnect at boot, with what is known of them. */
+  paired(): Promise<SessionStatusDoc[]> {
+    return this.docs.collection<SessionStatusDoc>(SESSION_STATUS).find({ paired: true });
   }
 }
