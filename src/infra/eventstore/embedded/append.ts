@@ -1,7 +1,9 @@
 import { matchesExpectedRevision } from '../port.js';
 import type { EventData, ExpectedRevision, JsonObject } from '../port.js';
+import type { RecentIds } from './recent-ids.js';
 import { LAST_POSITION, lastPosition } from './storage.js';
-import type { IdEntry, Storage } from './storage.js';
+import { headOf, positionOf } from './stream-index.js';
+import type { StreamIndex } from './stream-index.js';
 
 /** A wrong expected revision is an outcome, not an exception: see GroupCommit. */
 export type AppendOutcome =
@@ -42,24 +44,28 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** What an append needs inside the write transaction. */
+export interface AppendContext extends StreamIndex {
+  recent: RecentIds;
+}
+
 /**
- * Runs inside the write transaction, so the expected-revision check, the idempotency check and
+ * Runs inside the write transaction, so the expected-revision check, the retry check and
  * position assignment see every earlier append, including those of the same group commit.
- * Checks come before the first write: a rejected append writes nothing.
+ * Checks come before the first write: a rejected append writes nothing. Only the log is written;
+ * the stream entries go to UnindexedEvents (undone by the caller if the transaction aborts).
  */
 export function applyAppend(
-  storage: Storage,
+  context: AppendContext,
   streamId: string,
   events: EventData[],
   expected: ExpectedRevision,
   created: number,
 ): AppendOutcome {
-  const head = storage.heads.get(streamId) ?? -1;
-  const known = events.map((event) => storage.ids.get(event.id));
-  const retried = allInStream(known, streamId);
-  if (retried) return { ok: true, nextRevision: retried.revision, position: retried.position };
-  // Some ids known, or known elsewhere: not a clean retry, and writing would duplicate ids.
-  if (known.some((entry) => entry !== undefined)) return { ok: false, actual: head };
+  const { storage, unindexed, recent } = context;
+  const head = headOf(context, streamId);
+  const retried = checkRetry(context, streamId, events, expected, head);
+  if (retried) return retried;
   if (!matchesExpectedRevision(expected, BigInt(head))) return { ok: false, actual: head };
 
   const first = lastPosition(storage) + 1;
@@ -68,22 +74,62 @@ export function applyAppend(
     const revision = head + 1 + i;
     const position = first + i;
     storage.log.putSync(position, { ...event, streamId, revision, created });
-    storage.streams.putSync([streamId, revision], position);
-    storage.ids.putSync(event.id, { streamId, revision, position });
+    unindexed.add(streamId, revision, position);
+    recent.remember(streamId, event.id, revision);
   });
-  const nextRevision = head + events.length;
   const position = first + events.length - 1;
-  storage.heads.putSync(streamId, nextRevision);
   storage.state.putSync(LAST_POSITION, position);
-  return { ok: true, nextRevision, position };
+  return { ok: true, nextRevision: head + events.length, position };
 }
 
-/** The entry of the batch's last event when every id is already stored in this stream. */
-function allInStream(known: Array<IdEntry | undefined>, streamId: string): IdEntry | undefined {
-  let last: IdEntry | undefined;
-  for (const entry of known) {
-    if (entry?.streamId !== streamId) return undefined;
-    last = entry;
+/**
+ * EventStoreDB's idempotence rules, which are per stream (the same id in another stream is a new
+ * event):
+ * - exact revision E (or no_stream, E = -1) below the head: the append is a retry when the events
+ *   right after E carry exactly its ids, in order; then it answers as the original did. Only the
+ *   first matching: some but not all written, rejected. None: the ordinary wrong revision.
+ * - any / stream_exists: the first id is looked up among recent appends; if found, the events
+ *   from there must carry the rest of the ids, else it is rejected as partly written.
+ * Anything else (E equal to the head included) is an ordinary append.
+ */
+function checkRetry(
+  context: AppendContext,
+  streamId: string,
+  events: EventData[],
+  expected: ExpectedRevision,
+  head: number,
+): AppendOutcome | undefined {
+  const [firstEvent] = events;
+  if (!firstEvent) return undefined;
+  if (expected === 'any' || expected === 'stream_exists') {
+    const revision = context.recent.revisionOf(streamId, firstEvent.id);
+    if (revision === undefined) return undefined;
+    return compareWithStream(context, streamId, events, revision - 1, head);
   }
-  return last;
+  const after = expected === 'no_stream' ? -1 : Number(expected);
+  if (after >= head) return undefined;
+  return compareWithStream(context, streamId, events, after, head) ?? { ok: false, actual: head };
+}
+
+/**
+ * Whether the stream's events after revision `after` are these events: the original result when
+ * they all are, a rejection when only the first ones are, undefined when the first is not.
+ */
+function compareWithStream(
+  context: AppendContext,
+  streamId: string,
+  events: EventData[],
+  after: number,
+  head: number,
+): AppendOutcome | undefined {
+  let position = -1;
+  for (const [i, event] of events.entries()) {
+    const revision = after + 1 + i;
+    const at = revision <= head ? positionOf(context, streamId, revision) : undefined;
+    // The log, not the cache, has the last word: a cached id may belong to an aborted batch.
+    const stored = at === undefined ? undefined : context.storage.log.get(at);
+    if (at === undefined || stored?.id !== event.id) return i === 0 ? undefined : { ok: false, actual: head };
+    position = at;
+  }
+  return { ok: true, nextRevision: after + events.length, position };
 }

@@ -12,61 +12,94 @@ import type {
   SubscribeOptions,
 } from '../port.js';
 import { applyAppend, prepareEvents } from './append.js';
+import type { AppendContext } from './append.js';
 import { DurableHead } from './durable-head.js';
 import { GroupCommit } from './group-commit.js';
 import { readLog, readStreamEvents } from './reads.js';
+import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
 import { lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
+import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
+import { UnindexedEvents } from './unindexed.js';
 
 export interface EmbeddedEventStoreOptions {
   /** Directory of the LMDB environment; created if missing. */
   path: string;
   /** Store clock in epoch ms: stamps `created` and drives maxAge. Default Date.now. */
   now?: () => number;
+  /**
+   * Unindexed events that start indexing at once (default 2000). Smaller means a shorter replay
+   * after a crash and more index writes; tests set 1 to exercise the on-disk index constantly.
+   */
+  indexBatch?: number;
 }
 
 /** Deletions per scavenge transaction, to keep each write transaction short. */
 const SCAVENGE_CHUNK = 1000;
+/** Unindexed events that trigger indexing at once; about 100 ms of appends at full speed. */
+const DEFAULT_INDEX_BATCH = 2000;
+/** Below indexBatch, unindexed events wait at most this long, so a restart replays little. */
+const INDEX_DELAY_MS = 200;
+/** Event ids remembered for retries with `any` (see RecentIds), and how many are read back at open. */
+const RECENT_IDS = 100_000;
+const RECENT_IDS_AT_OPEN = 10_000;
 
 /**
- * The embedded event store: one LMDB environment, a global log by position, a stream index and
- * an event-id index, written with group commit. Single process per directory: positions are
- * assigned inside the write transaction, but the durable head is tracked in this process.
+ * The embedded event store: one LMDB environment, a global log by position and a stream index,
+ * written with group commit. Appends write the log only; the stream index follows in bulk a
+ * little later (see storage.ts for why), and until then lives in memory.
+ *
+ * Single process per directory: positions are assigned inside the write transaction, but the
+ * durable head and the unindexed stream entries are tracked in this process.
  */
 export class EmbeddedEventStore implements EventStore {
   private readonly writes: GroupCommit;
   private readonly head: DurableHead;
+  private readonly context: AppendContext;
   private readonly closing = new AbortController();
   private closed?: Promise<void>;
+  private indexing?: Promise<void>;
+  private indexTimer?: NodeJS.Timeout;
 
   private constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
+    private readonly indexBatch: number,
   ) {
-    this.writes = new GroupCommit(storage.env);
+    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS) };
+    recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
+    this.writes = new GroupCommit(storage.env, {
+      begin: () => {
+        const before = lastPosition(storage);
+        return () => this.context.unindexed.dropAfter(before);
+      },
+    });
     // Whatever is on disk at open time is as durable as it will ever be.
     this.head = new DurableHead(lastPosition(storage));
   }
 
   static async open(options: EmbeddedEventStoreOptions): Promise<EmbeddedEventStore> {
-    return new EmbeddedEventStore(openStorage(options.path), options.now ?? Date.now);
+    const indexBatch = options.indexBatch ?? DEFAULT_INDEX_BATCH;
+    if (!Number.isInteger(indexBatch) || indexBatch < 1) throw new Error('indexBatch must be a positive integer');
+    return new EmbeddedEventStore(openStorage(options.path), options.now ?? Date.now, indexBatch);
   }
 
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     const prepared = prepareEvents(streamId, events);
-    const outcome = await this.writes.submit(() => applyAppend(this.storage, streamId, prepared, expected, this.now()));
+    const outcome = await this.writes.submit(() => applyAppend(this.context, streamId, prepared, expected, this.now()));
     if (!outcome.ok) throw new WrongExpectedRevisionError(streamId, expected, BigInt(outcome.actual));
     this.head.advance(outcome.position);
+    this.scheduleIndexing();
     return { nextRevision: BigInt(outcome.nextRevision), position: BigInt(outcome.position) };
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
     const { maxAgeSeconds } = this.storage.meta.get(streamId) ?? {};
-    return readStreamEvents(this.storage, streamId, {
+    return readStreamEvents(this.storage, this.context.unindexed.entries(streamId), streamId, {
       forwards: (options.direction ?? 'forwards') === 'forwards',
       fromRevision: options.fromRevision === undefined ? undefined : Number(options.fromRevision),
       maxCount: countLimit(options.maxCount),
@@ -120,6 +153,7 @@ export class EmbeddedEventStore implements EventStore {
   async scavenge(): Promise<number> {
     this.assertOpen();
     const expiredAt = this.now();
+    await this.indexAll();
     let deleted = 0;
     for (const { streamId, maxAgeSeconds } of retentionRules(this.storage)) {
       const expiredBefore = expiredAt - maxAgeSeconds * 1000;
@@ -140,8 +174,44 @@ export class EmbeddedEventStore implements EventStore {
 
   private async shutDown(): Promise<void> {
     this.closing.abort();
+    clearTimeout(this.indexTimer);
+    // Indexing now only shortens the next open's replay; a failure here loses nothing.
+    await this.indexAll().catch(() => undefined);
     await this.writes.drain();
     await this.storage.env.close();
+  }
+
+  private scheduleIndexing(): void {
+    if (this.indexing || this.closed) return;
+    if (this.context.unindexed.size >= this.indexBatch) {
+      void this.index().catch(() => undefined); // a failed commit already fails every later write
+    } else if (this.indexTimer === undefined && this.context.unindexed.size > 0) {
+      this.indexTimer = setTimeout(() => {
+        this.indexTimer = undefined;
+        void this.index().catch(() => undefined);
+      }, INDEX_DELAY_MS).unref();
+    }
+  }
+
+  /** Writes the unindexed entries to the index; forgets them once readers can see them there. */
+  private index(): Promise<void> {
+    this.indexing ??= (async () => {
+      try {
+        const through = await this.writes.submit(() => writeIndex(this.context));
+        this.context.unindexed.dropThrough(through);
+      } finally {
+        this.indexing = undefined;
+        this.scheduleIndexing();
+      }
+    })();
+    return this.indexing;
+  }
+
+  /** Indexes everything appended before the call. */
+  private async indexAll(): Promise<void> {
+    // One already running may have started before the latest appends: let it finish, then go again.
+    await this.indexing?.catch(() => undefined);
+    await this.index();
   }
 
   private assertOpen(): void {

@@ -16,24 +16,24 @@ export function retentionRules(storage: Storage): RetentionRule[] {
 
 /**
  * Runs inside a write transaction. Deletes up to `limit` of the stream's oldest events created
- * before `expiredBefore` from the stream index, the id index and the log; returns how many.
+ * before `expiredBefore` from the stream index and the log; returns how many. Only indexed events
+ * are seen, so the caller indexes everything first.
  * Stops at the first event still inside the retention window: events are appended in clock
  * order, so anything after it is younger (if the clock stepped back, a later scavenge gets it).
  * The stream head is kept, so revisions continue where they were.
  */
 export function deleteExpired(storage: Storage, streamId: string, expiredBefore: number, limit: number): number {
   const range = { start: [streamId, 0], end: [streamId, MAX_REVISION], inclusiveEnd: true };
-  const doomed: Array<{ key: [string, number]; position: number; id?: string }> = [];
+  const doomed: Array<{ key: [string, number]; position: number }> = [];
   for (const { key, value: position } of storage.streams.getRange(range)) {
     if (doomed.length >= limit) break;
     const stored = storage.log.get(position);
     if (stored !== undefined && stored.created >= expiredBefore) break;
-    doomed.push({ key, position, id: stored?.id });
+    doomed.push({ key, position });
   }
-  for (const { key, position, id } of doomed) {
+  for (const { key, position } of doomed) {
     storage.streams.removeSync(key);
     storage.log.removeSync(position);
-    if (id !== undefined && storage.ids.get(id)?.position === position) storage.ids.removeSync(id);
   }
   return doomed.length;
 }

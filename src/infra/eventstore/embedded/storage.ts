@@ -14,32 +14,29 @@ export interface StoredEvent {
   created: number;
 }
 
-/** Where an event id lives, so idempotent retries can answer without scanning. */
-export interface IdEntry {
-  streamId: string;
-  revision: number;
-  position: number;
-}
-
 export interface StoredMetadata {
   maxAgeSeconds?: number;
 }
 
 /**
- * One LMDB environment with a named database per index, so an append touches all of them in one
- * ACID transaction. Numbers inside (positions < 2^53); bigint only at the port.
+ * One LMDB environment with a named database per structure. Numbers inside (positions < 2^53);
+ * bigint only at the port.
+ *
+ * The log is the only thing an append writes (plus LAST_POSITION). The stream index and heads
+ * are derived from it and written later, many events per transaction (see indexing.ts): indexing
+ * in the append transaction dirtied one index page per stream touched, several times the bytes
+ * of the events themselves, and that write volume capped group-commit throughput.
  */
 export interface Storage {
   env: RootDatabase;
   /** position → event. */
   log: Database<StoredEvent, number>;
-  /** [streamId, revision] → position. */
+  /** [streamId, revision] → position, for events up to INDEXED_THROUGH. */
   streams: Database<number, [string, number]>;
-  /** streamId → head revision; survives scavenging of all the stream's events. */
+  /** streamId → head revision as of INDEXED_THROUGH; survives scavenging of the stream's events. */
   heads: Database<number, string>;
-  ids: Database<IdEntry, string>;
   meta: Database<StoredMetadata, string>;
-  /** Singletons, see LAST_POSITION. */
+  /** Singletons, see LAST_POSITION and INDEXED_THROUGH. */
   state: Database<number, string>;
 }
 
@@ -49,19 +46,48 @@ export interface Storage {
  */
 export const LAST_POSITION = 'lastPosition';
 
+/** Every log entry up to this position is in `streams` and `heads`; later ones are replayed at open. */
+export const INDEXED_THROUGH = 'indexedThrough';
+
 export function openStorage(path: string): Storage {
   const env = open({ path, maxDbs: 8 });
-  return {
+  const storage: Storage = {
     env,
     log: env.openDB<StoredEvent, number>({ name: 'log' }),
     streams: env.openDB<number, [string, number]>({ name: 'streams' }),
     heads: env.openDB<number, string>({ name: 'heads' }),
-    ids: env.openDB<IdEntry, string>({ name: 'ids' }),
     meta: env.openDB<StoredMetadata, string>({ name: 'meta' }),
     state: env.openDB<number, string>({ name: 'state' }),
   };
+  // Stores written before INDEXED_THROUGH existed indexed every event in its append transaction.
+  // Recording that now, before any append, keeps a later crash from being mistaken for it.
+  if (storage.state.get(INDEXED_THROUGH) === undefined) storage.state.putSync(INDEXED_THROUGH, lastPosition(storage));
+  dropLegacyIdIndex(env);
+  return storage;
+}
+
+/**
+ * Earlier versions kept a global event-id index; idempotence is now checked per stream the way
+ * EventStoreDB does it (see append.ts), so the index is dead weight and is removed once.
+ */
+function dropLegacyIdIndex(env: RootDatabase): void {
+  // `create` is an lmdb option its typings leave out; a variable avoids the excess-property check.
+  const existingOnly = { name: 'ids', create: false };
+  let legacy: Database<unknown, string> | undefined;
+  try {
+    // lmdb answers a missing database with undefined or 'Database not found', by version.
+    legacy = env.openDB<unknown, string>(existingOnly);
+  } catch (error) {
+    if (error instanceof Error && error.message === 'Database not found') return;
+    throw error;
+  }
+  legacy?.dropSync();
 }
 
 export function lastPosition(storage: Storage): number {
   return storage.state.get(LAST_POSITION) ?? -1;
+}
+
+export function indexedThrough(storage: Storage): number {
+  return storage.state.get(INDEXED_THROUGH) ?? -1;
 }
