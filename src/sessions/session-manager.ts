@@ -160,7 +160,6 @@ export class SessionManager {
     const slot = this.slots.get(instanceId);
     const status = await this.o.sessions.status(instanceId);
     const paired = slot?.paired || status?.paired === true;
-    const announced = slot?.announced || status?.connected === true;
     if (slot) {
       const connection = slot.open ? slot.connection : null;
       // Our own logout makes the network close the socket: that close is not news to record.
@@ -170,11 +169,9 @@ export class SessionManager {
     }
     await this.o.authState(instanceId).clear();
     if (!paired) return null;
-    const events: SessionEvent[] = announced ? [{ type: 'SessionDisconnected', data: { reason: 'logged_out' } }] : [];
-    events.push({ type: 'SessionLoggedOut', data: { by: 'user' } });
     // After whatever the retired slot still had on its way to the log.
     await slot?.recording;
-    return this.o.recorder.record(instanceId, accountId, events);
+    return this.o.recorder.record(instanceId, accountId, [{ type: 'SessionLoggedOut', data: { by: 'user' } }]);
   }
 
   /**
@@ -432,13 +429,15 @@ export class SessionManager {
     const decision = decideReconnect(reason, slot.attempt, this.random(), this.backoff);
     // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
     const reconnect = decision.action === 'reconnect' && (slot.paired || reason === 'restart_required');
-    const events: SessionEvent[] = [];
-    if (wasOpen || slot.announced || (decision.action !== 'reconnect' && slot.paired)) {
-      events.push({ type: 'SessionDisconnected', data: statusCode === undefined ? { reason } : { reason, status_code: statusCode } });
-      slot.announced = false;
-    }
     const wipe = decision.action === 'wipe';
-    if (wipe && slot.paired) events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
+    const events: SessionEvent[] = [];
+    if (wipe && slot.paired) {
+      // One event, not Disconnected then LoggedOut: it says both, and integrators get one Disconnected webhook.
+      events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
+    } else if (wasOpen || slot.announced || (decision.action !== 'reconnect' && slot.paired)) {
+      events.push({ type: 'SessionDisconnected', data: statusCode === undefined ? { reason } : { reason, status_code: statusCode } });
+    }
+    if (events.length > 0) slot.announced = false;
     if (wipe) slot.paired = false;
     // The wipe comes first: a LoggedOut in the log always means the credentials are gone.
     const cleared = wipe ? this.o.authState(slot.instanceId).clear() : Promise.resolve();
