@@ -218,7 +218,7 @@ export class SessionManager {
     if (existing?.open) throw conflict('the instance is already connected');
     if (existing ? existing.paired : pairedBefore) {
       // Credentials reconnect without a QR; pairing again needs a logout first.
-      throw conflict('the instance is paired and reconnecting; log out to pair it again');
+      throw conflict('the instance is paired (its session reconnects with its credentials); log out to pair it again');
     }
     let slot = existing;
     if (slot && (slot.connection || slot.connecting)) {
