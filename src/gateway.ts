@@ -132,6 +132,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await cancellations.start();
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
   const extraRoutes = [
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({
@@ -144,7 +145,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
-    ...mediaRoutes(new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES)),
+    ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
   ];
@@ -174,7 +175,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();
-      await mediaSource.close();
+      await Promise.all([mediaSource.close(), mediaDownloader.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');

@@ -13,6 +13,8 @@ export interface MediaSourceOptions {
   timeoutMs?: number;
 }
 
+const BODY_BUFFER_BYTES = 4 * 1024 * 1024;
+
 const tooLarge = (max: number) =>
   new DomainError('payload_too_large', `the media is larger than ${max} bytes`, [{ field: 'url', message: `media over ${max} bytes` }]);
 
@@ -42,10 +44,16 @@ export class MediaSource {
     if (!verdict.ok) throw invalidInput('url', verdict.reason);
   }
 
-  /** Streams the bytes at `url` into `onChunk`; resolves with the byte count. */
-  async fetch(url: URL, maxBytes: number, onChunk: (chunk: Buffer) => void): Promise<number> {
+  /**
+   * Streams the bytes at `url`; resolves with the byte count. `open` hears the announced length
+   * (Content-Length, already checked against the cap) before the first byte and answers where
+   * the bytes go.
+   */
+  async fetch(url: URL, maxBytes: number, open: (announced: number | undefined) => (chunk: Buffer) => void): Promise<number> {
     this.check(url);
-    const answer = await request(url, { dispatcher: this.agent, method: 'GET' }).catch((err: unknown) => {
+    // A deep body buffer: with the default 64 KiB the socket pauses at every chunk, which costs
+    // a large download as much as decrypting it.
+    const answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES }).catch((err: unknown) => {
       throw fetchError(err);
     });
     const { statusCode, headers, body } = answer;
@@ -53,10 +61,18 @@ export class MediaSource {
       discard(body);
       throw new DomainError('upstream_failed', `the media host answered ${statusCode}`);
     }
-    const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBytes) {
+    const header = headers['content-length'];
+    const announced = typeof header === 'string' && /^\d+$/.test(header) ? Number(header) : undefined;
+    if (announced !== undefined && announced > maxBytes) {
       discard(body);
       throw tooLarge(maxBytes);
+    }
+    let onChunk: (chunk: Buffer) => void;
+    try {
+      onChunk = open(announced);
+    } catch (err) {
+      discard(body);
+      throw err;
     }
     let received = 0;
     let consumerFailed = false;

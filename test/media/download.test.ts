@@ -106,6 +106,23 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
       expect(fieldsOf(encHash)).to.deep.equal(['file_enc_sha256']);
     });
 
+    it('the same refusals for large media, verified off the event loop while it downloads', async () => {
+      const large = await received('video', randomBytes(600_000), 'video/mp4');
+      const cases: [Record<string, unknown>, string][] = [
+        [{ media_key: flip(large.media_key) }, 'media_key'],
+        [{ file_enc_sha256: flip(large.file_enc_sha256, 5) }, 'file_enc_sha256'],
+        [{ file_sha256: flip(large.file_sha256, 7) }, 'file_sha256'],
+      ];
+      for (const [change, field] of cases) {
+        const res = await download('video', { ...bodyOf(large), ...change });
+        expectError(res, 400, 'invalid_input');
+        expect(fieldsOf(res)).to.deep.equal([field]);
+      }
+      expectError(await download('image', bodyOf(large)), 400, 'invalid_input');
+      const ok = await download('video', bodyOf(large));
+      expect(ok.status, ok.text).to.equal(200);
+    });
+
     it('a declared size over MEDIA_MAX_BYTES, before fetching anything (413)', async () => {
       const res = await download('document', { ...bodyOf(media), url: 'https://mmg.whatsapp.net/never/fetched', file_length: 2 * 1024 * 1024 + 1 });
       expectError(res, 413, 'payload_too_large');

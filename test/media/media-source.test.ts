@@ -38,7 +38,7 @@ describe('MediaSource', () => {
     const source = new MediaSource({ allowedHost: anyHost, allowPrivate: true });
     try {
       let received = 0;
-      const err = await failure(source.fetch(h.url, 1024 * 1024, (c) => (received += c.length)));
+      const err = await failure(source.fetch(h.url, 1024 * 1024, () => (c) => (received += c.length)));
       expect(err).to.be.instanceOf(DomainError);
       expect(err.type).to.equal('payload_too_large');
       expect(received).to.be.at.most(1024 * 1024);
@@ -60,7 +60,7 @@ describe('MediaSource', () => {
     const source = new MediaSource({ allowedHost: anyHost, allowPrivate: true });
     try {
       let chunks = 0;
-      const err = await failure(source.fetch(h.url, 1024 * 1024, () => chunks++));
+      const err = await failure(source.fetch(h.url, 1024 * 1024, () => () => chunks++));
       expect(err.type).to.equal('payload_too_large');
       expect(chunks).to.equal(0);
     } finally {
@@ -75,7 +75,7 @@ describe('MediaSource', () => {
     const source = new MediaSource({ allowedHost: anyHost, allowPrivate: true });
     try {
       const parts: Buffer[] = [];
-      expect(await source.fetch(h.url, body.length, (c) => parts.push(c))).to.equal(body.length);
+      expect(await source.fetch(h.url, body.length, () => (c) => parts.push(c))).to.equal(body.length);
       expect(Buffer.concat(parts).equals(body)).to.equal(true);
     } finally {
       await source.close();
@@ -91,7 +91,7 @@ describe('MediaSource', () => {
     });
     const source = new MediaSource({ allowedHost: anyHost, allowPrivate: true });
     try {
-      const err = await failure(source.fetch(h.url, 1000, () => undefined));
+      const err = await failure(source.fetch(h.url, 1000, () => () => undefined));
       expect(err.type).to.equal('upstream_failed');
       expect(hits).to.equal(1);
     } finally {
@@ -104,7 +104,7 @@ describe('MediaSource', () => {
     const strict = new MediaSource({ allowedHost: (url) => url.hostname.endsWith('.whatsapp.net') || url.hostname === '127.0.0.1', allowPrivate: false });
     try {
       for (const url of ['https://evil.example.com/x', 'http://mmg.whatsapp.net/x', 'https://127.0.0.1/x']) {
-        const err = await failure(strict.fetch(new URL(url), 1000, () => undefined));
+        const err = await failure(strict.fetch(new URL(url), 1000, () => () => undefined));
         expect(err.type, url).to.equal('invalid_input');
         expect(err.details?.[0]?.field).to.equal('url');
       }

@@ -217,3 +217,38 @@ export function createMediaDecryptor(kind: MediaKind, mediaKey: Uint8Array, expe
     },
   });
 }
+
+/** What was computed over the encrypted bytes, wherever it was computed (see src/media/enc-hasher). */
+export interface EncryptedDigest {
+  /** First 10 bytes of HMAC-SHA256(macKey, iv + ciphertext). */
+  mac: Uint8Array;
+  /** The 10 bytes the file ends with: the MAC it carries. */
+  tail: Uint8Array;
+  encSha256?: Uint8Array;
+  /** Bytes received, MAC included. */
+  length: number;
+}
+
+/** The checks on the encrypted side, in MediaDecryptor's order: length, MAC, encrypted hash. */
+export function checkEncryptedDigest(digest: EncryptedDigest, expected: ExpectedMedia): void {
+  const cipherLength = digest.length - MAC_LENGTH;
+  if (digest.tail.length < MAC_LENGTH || cipherLength < BLOCK || cipherLength % BLOCK !== 0) {
+    throw new MediaIntegrityError('mac', 'encrypted media is truncated');
+  }
+  if (!sameBytes(digest.mac, digest.tail)) throw new MediaIntegrityError('mac', 'media MAC mismatch');
+  if (expected.fileEncSha256 && !(digest.encSha256 && sameBytes(digest.encSha256, expected.fileEncSha256))) {
+    throw new MediaIntegrityError('file_enc_sha256', 'encrypted media hash mismatch');
+  }
+}
+
+/** What was computed over the decrypted bytes: whether the PKCS#7 padding held, and their hash. */
+export interface PlainDigest {
+  paddingValid: boolean;
+  sha256: Uint8Array;
+}
+
+/** The checks on the plain side; run them only after checkEncryptedDigest passed. */
+export function checkPlainDigest(digest: PlainDigest, expected: ExpectedMedia): void {
+  if (!digest.paddingValid) throw new MediaIntegrityError('file_sha256', 'media padding is invalid');
+  if (!sameBytes(digest.sha256, expected.fileSha256)) throw new MediaIntegrityError('file_sha256', 'media file hash mismatch');
+}
