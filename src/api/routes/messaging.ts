@@ -2,7 +2,7 @@ import type { MessagingCommands } from '../../commands/messaging.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
-import { EmptyAnswer, MarkReadBody, MessageIdAnswer, ReactBody, SendButtonsBody, SendTextBody } from '../schemas/messaging.js';
+import { ButtonsAnswer, EmptyAnswer, MarkReadBody, MessageIdAnswer, ReactBody, SendButtonsBody, SendTextBody } from '../schemas/messaging.js';
 
 const TAG = 'Messaging';
 const NOT_CONNECTED = [409, 502];
@@ -27,17 +27,18 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       method: 'post',
       path: '/instances/{id}/chat/send/buttons',
       tag: TAG,
-      summary: 'Send a button card; where the network will not render buttons, a numbered text fallback is sent and the X-Fallback header says so',
+      summary: 'Send a button card; where the network will not render buttons, a numbered text fallback is sent and data.fallback (and the X-Fallback header) say so',
       auth: 'instance',
       params: InstanceIdParams,
       body: SendButtonsBody,
-      response: { description: 'request accepted', schema: MessageIdAnswer },
+      response: { description: 'request accepted', schema: ButtonsAnswer },
       errors: NOT_CONNECTED,
       handler: async ({ instance, body, requestId }) => {
         const content = { buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
         const { messageId, fallback } = await messaging.sendButtons(instance, body.phone, content, requestId);
-        const headers: Record<string, string> = fallback ? { 'x-fallback': fallback } : {};
-        return { body: envelope({ message_id: messageId }), headers };
+        // Never a silent downgrade: the answer says what was sent instead, in body and header.
+        if (!fallback) return { body: envelope({ message_id: messageId }) };
+        return { body: envelope({ message_id: messageId, fallback }), headers: { 'x-fallback': fallback } };
       },
     }),
     defineRoute({

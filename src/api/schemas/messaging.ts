@@ -36,4 +36,10 @@ export const ReactBody = Type.Object(
 );
 
 export const MessageIdAnswer = Envelope(Type.Object({ message_id: Type.String() }));
+export const ButtonsAnswer = Envelope(
+  Type.Object({
+    message_id: Type.String(),
+    fallback: Type.Optional(Type.String({ description: 'present when the network would not render buttons: what was sent instead (also in the X-Fallback header)' })),
+  }),
+);
 export const EmptyAnswer = Envelope(Type.Object({}));
