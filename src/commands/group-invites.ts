@@ -1,5 +1,6 @@
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logging/logger.js';
+import type { NetworkConnection } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 
 export interface GroupInvitesOptions {
@@ -42,7 +43,13 @@ export class GroupInvites {
       else missing.push(jid);
     }
     if (missing.length === 0 || !this.manager.isConnected(instanceId)) return found;
-    const connection = this.manager.connection(instanceId);
+    let connection: NetworkConnection;
+    try {
+      connection = this.manager.connection(instanceId);
+    } catch {
+      // It went down a moment ago: the list answers with what it has.
+      return found;
+    }
     const fetches = missing.map(async (jid) => {
       try {
         const code = await connection.groupInviteCode(jid);

@@ -53,9 +53,13 @@ export class MediaSource {
     this.check(url);
     // A deep body buffer: with the default 64 KiB the socket pauses at every chunk, which costs
     // a large download as much as decrypting it.
-    const answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES }).catch((err: unknown) => {
+    let answer: Awaited<ReturnType<typeof request>>;
+    try {
+      answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES });
+    } catch (err) {
+      // Thrown or rejected alike: whatever undici says about the address or the transfer.
       throw fetchError(err);
-    });
+    }
     const { statusCode, headers, body } = answer;
     if (statusCode !== 200) {
       discard(body);
