@@ -6,6 +6,7 @@ import type { ApiDeps } from './deps.js';
 import { requestContext } from './middleware/request-context.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
+import { dispatchByShape } from './dispatch.js';
 import { buildRouter } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { instanceRoutes } from './routes/instances.js';
@@ -37,6 +38,6 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }:
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(requestContext(logger));
-  app.use(buildRouter(routes, auth, deps.config.BODY_LIMIT_BYTES).routes());
+  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES)));
   return app;
 }

@@ -16,10 +16,11 @@ export class Validator<T extends TSchema> {
 
   /** Query strings and path params arrive as text: convert to the schema's types first. */
   parse(value: unknown): unknown {
+    const notInteger = this.where === 'body' ? [] : this.nonIntegerText(value);
     const withDefaults = this.withDefaults(value);
-    if (this.check.Check(withDefaults)) return withDefaults;
-    const details: ErrorDetail[] = [];
-    const seen = new Set<string>();
+    if (notInteger.length === 0 && this.check.Check(withDefaults)) return withDefaults;
+    const details: ErrorDetail[] = notInteger.map((field) => ({ field, message: 'must be an integer' }));
+    const seen = new Set<string>(notInteger);
     for (const error of this.check.Errors(withDefaults)) {
       const field = fieldName(this.where, error.path, error.schema, error.value);
       if (seen.has(field)) continue;
@@ -28,6 +29,20 @@ export class Validator<T extends TSchema> {
     }
     const summary = details.map((d) => `${d.field}: ${d.message}`).join('; ');
     throw new DomainError('invalid_input', summary || `${this.where} is invalid`, details);
+  }
+
+  /**
+   * TypeBox converts "2.5" to the integer 2; a query like `?page=2.5` is a mistake worth naming,
+   * not a request for page 2.
+   */
+  private nonIntegerText(value: unknown): string[] {
+    const properties = (this.schema as { properties?: Record<string, TSchema> }).properties;
+    if (!properties || typeof value !== 'object' || value === null) return [];
+    const fields: string[] = [];
+    for (const [name, raw] of Object.entries(value)) {
+      if (properties[name]?.type === 'integer' && typeof raw === 'string' && !/^[+-]?\d+$/.test(raw.trim())) fields.push(name);
+    }
+    return fields;
   }
 
   /**

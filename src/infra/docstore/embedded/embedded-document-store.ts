@@ -31,7 +31,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
       name: 'documents',
       keyEncoding: 'binary',
       // MongoDB's drivers store undefined as null; msgpackr does the same with this flag.
-      encoder: { encodeUndefinedAsNil: true },
+      encoder: { encodeUndefinedAsNil: true, useRecords: false },
     };
     const docs: Database<Document, Buffer> = root.openDB(docsOptions);
     const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
