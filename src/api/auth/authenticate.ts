@@ -18,6 +18,12 @@ export interface AuthResult {
  * accepted only on instance routes; the route's instance must belong to the caller.
  */
 export class Authenticator {
+  /**
+   * A client token is given once, at sign-up, and never reassigned (rotation changes only the
+   * secret), so which account it names can be remembered. Bounded; only hits are kept.
+   */
+  private readonly clientTokenOwners = new Map<string, string>();
+
   constructor(
     private readonly jwt: JwtIssuer,
     private readonly accounts: AccountQueries,
@@ -59,9 +65,22 @@ export class Authenticator {
     const instance = await this.instances.byId(instanceId);
     if (!instance) throw notFound('instance not found');
     if (!sameHash(tokenHash(instanceToken), instance.token_hash)) throw mismatch();
+    const owner = await this.ownerOfClientToken(clientToken);
+    if (owner === null || owner !== instance.account_id) throw mismatch();
+    return { principal: { accountId: owner, via: 'instance_token' }, instance };
+  }
+
+  private async ownerOfClientToken(clientToken: string): Promise<string | null> {
+    const known = this.clientTokenOwners.get(clientToken);
+    if (known !== undefined) return known;
     const account = await this.accounts.byClientToken(clientToken);
-    if (!account || account._id !== instance.account_id) throw mismatch();
-    return { principal: { accountId: account._id, via: 'instance_token' }, instance };
+    if (!account) return null;
+    if (this.clientTokenOwners.size >= 10_000) {
+      const oldest = this.clientTokenOwners.keys().next().value;
+      if (oldest !== undefined) this.clientTokenOwners.delete(oldest);
+    }
+    this.clientTokenOwners.set(clientToken, account._id);
+    return account._id;
   }
 }
 
