@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { presentChat, presentGroup } from '../../src/api/presenters/chats.js';
-import type { ChatDoc } from '../../src/projections/chats/chats-projection.js';
+import { newChat, type ChatDoc } from '../../src/projections/chats/chats-projection.js';
 import type { GroupDoc } from '../../src/projections/groups/groups-projection.js';
 
 const group = (participants: GroupDoc['participants'], extra: Partial<GroupDoc> = {}): GroupDoc => ({
@@ -24,30 +24,10 @@ const group = (participants: GroupDoc['participants'], extra: Partial<GroupDoc> 
   ...extra,
 });
 
-const chat = (jid: string, extra: Partial<ChatDoc> = {}): ChatDoc => ({
-  _id: `I:${jid}`,
-  instance_id: 'I',
-  jid,
-  phone: '',
-  name: '',
-  last_message_user_name: '',
-  last_message_user_phone: '',
-  community_name: '',
-  community_jid: '',
-  archived: false,
-  pinned: false,
-  messages_unread: 0,
-  marked_as_unread: false,
-  is_marked_spam: false,
-  is_group: jid.endsWith('@g.us'),
-  is_group_announcement: false,
-  last_message_timestamp_ms: 0,
-  mute_end_time: 0,
-  last_message_id: '',
-  last_message_from_me: false,
-  last_message_sender: '',
-  ...extra,
-});
+const chat = (jid: string, extra: Partial<ChatDoc> = {}): ChatDoc => {
+  const doc: ChatDoc = { _id: `I:${jid}`, ...newChat('I', jid), phone: '' };
+  return Object.assign(doc, extra);
+};
 
 describe('group and chat presenters', () => {
   const pairs = {

@@ -46,8 +46,9 @@ export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.s
  * sync, chat upserts and updates, and messages, written as update operators so that applying
  * the events in log order is all it takes.
  */
-function ensure(instanceId: string, jid: string): WriteOp {
-  const doc: Omit<ChatDoc, '_id'> = {
+/** A chat the list has just heard of: every field present, nothing known yet. */
+export function newChat(instanceId: string, jid: string): Omit<ChatDoc, '_id'> {
+  return {
     instance_id: instanceId,
     jid,
     phone: phoneOf(jid),
@@ -69,7 +70,10 @@ function ensure(instanceId: string, jid: string): WriteOp {
     last_message_from_me: false,
     last_message_sender: '',
   };
-  return { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, jid) }, update: { $setOnInsert: doc }, upsert: true };
+}
+
+function ensure(instanceId: string, jid: string): WriteOp {
+  return { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, jid) }, update: { $setOnInsert: newChat(instanceId, jid) }, upsert: true };
 }
 
 const update = (instanceId: string, jid: string, u: Update, extra: Record<string, unknown> = {}): WriteOp => ({
@@ -102,7 +106,8 @@ function lastMessageOf(instanceId: string, m: NetworkMessage): WriteOp {
   return update(instanceId, m.chat, { $set: set }, { last_message_timestamp_ms: { $lte: m.timestamp_s * 1000 } });
 }
 
-function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
+/** The fields a chat description and a chat change share, as the read model names them. */
+function chatFields(c: Pick<ChatInfo, 'name' | 'archived' | 'pinned' | 'mute_end_ms' | 'unread_count' | 'marked_as_unread' | 'is_marked_spam'>): Record<string, unknown> {
   const set: Record<string, unknown> = {};
   if (c.name !== undefined) set.name = c.name;
   if (c.archived !== undefined) set.archived = c.archived;
@@ -111,6 +116,11 @@ function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
   if (c.unread_count !== undefined) set.messages_unread = Math.max(0, c.unread_count);
   if (c.marked_as_unread !== undefined) set.marked_as_unread = c.marked_as_unread;
   if (c.is_marked_spam !== undefined) set.is_marked_spam = c.is_marked_spam;
+  return set;
+}
+
+function fromInfo(instanceId: string, c: ChatInfo): WriteOp[] {
+  const set = chatFields(c);
   const ops = [ensure(instanceId, c.jid)];
   if (c.community_jid !== undefined) ops.push(...community(instanceId, c.jid, c.community_jid));
   if (Object.keys(set).length > 0) ops.push(update(instanceId, c.jid, { $set: set }));
@@ -142,14 +152,7 @@ function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): Writ
 
 function fromChanges(instanceId: string, jid: string, c: Changes): WriteOp[] {
   if (c.deleted) return [{ collection: CHATS, op: 'deleteOne', filter: { _id: key(instanceId, jid) } }];
-  const set: Record<string, unknown> = {};
-  if (c.name !== undefined) set.name = c.name;
-  if (c.archived !== undefined) set.archived = c.archived;
-  if (c.pinned !== undefined) set.pinned = c.pinned;
-  if (c.mute_end_ms !== undefined) set.mute_end_time = c.mute_end_ms;
-  if (c.unread_count !== undefined) set.messages_unread = Math.max(0, c.unread_count);
-  if (c.marked_as_unread !== undefined) set.marked_as_unread = c.marked_as_unread;
-  if (c.is_marked_spam !== undefined) set.is_marked_spam = c.is_marked_spam;
+  const set = chatFields(c);
   if (c.cleared) Object.assign(set, { messages_unread: 0, last_message_user_name: '', last_message_user_phone: '' });
   const ops = [ensure(instanceId, jid)];
   if (Object.keys(set).length > 0) ops.push(update(instanceId, jid, { $set: set }));
