@@ -25,7 +25,7 @@ const group = (participants: GroupDoc['participants'], extra: Partial<GroupDoc> 
 });
 
 const chat = (jid: string, extra: Partial<ChatDoc> = {}): ChatDoc => {
-  const doc: ChatDoc = { _id: `I:${jid}`, ...newChat('I', jid), phone: '' };
+  const doc: ChatDoc = { ...newChat('I', jid), phone: '' };
   return Object.assign(doc, extra);
 };
 

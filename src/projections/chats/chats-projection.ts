@@ -47,8 +47,9 @@ export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.s
  * the events in log order is all it takes.
  */
 /** A chat the list has just heard of: every field present, nothing known yet. */
-export function newChat(instanceId: string, jid: string): Omit<ChatDoc, '_id'> {
+export function newChat(instanceId: string, jid: string): ChatDoc {
   return {
+    _id: key(instanceId, jid),
     instance_id: instanceId,
     jid,
     phone: phoneOf(jid),
@@ -73,7 +74,8 @@ export function newChat(instanceId: string, jid: string): Omit<ChatDoc, '_id'> {
 }
 
 function ensure(instanceId: string, jid: string): WriteOp {
-  return { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, jid) }, update: { $setOnInsert: newChat(instanceId, jid) }, upsert: true };
+  const { _id, ...fields } = newChat(instanceId, jid);
+  return { collection: CHATS, op: 'updateOne', filter: { _id }, update: { $setOnInsert: fields }, upsert: true };
 }
 
 const update = (instanceId: string, jid: string, u: Update, extra: Record<string, unknown> = {}): WriteOp => ({
