@@ -1,5 +1,4 @@
 import { notFound } from '../domain/errors.js';
-import type { Clock } from '../infra/clock.js';
 import type { DeliveryRepo } from './deliveries/delivery-repo.js';
 import type { DeliveryDoc, DeliveryStatus } from './deliveries/documents.js';
 
@@ -28,9 +27,8 @@ export interface DeliveryPageView {
 export class DeliveryLog {
   constructor(
     private readonly repo: DeliveryRepo,
-    private readonly clock: Clock,
-    /** Tells the dispatcher a delivery became due. */
-    private readonly onRetry: (delivery: DeliveryDoc) => void,
+    /** The dispatcher's hand-made retry (it knows whether an attempt is in flight). */
+    private readonly retryByHand: (delivery: DeliveryDoc) => Promise<DeliveryStatus>,
   ) {}
 
   async page(instanceId: string, page: number, pageSize: number, status?: DeliveryStatus): Promise<DeliveryPageView> {
@@ -40,10 +38,9 @@ export class DeliveryLog {
 
   /** Makes the delivery due now; 404 when the instance has no such delivery. */
   async retry(instanceId: string, deliveryId: string): Promise<{ status: DeliveryStatus }> {
-    const delivery = await this.repo.retryNow(instanceId, deliveryId, this.clock.now().getTime());
-    if (!delivery) throw notFound('delivery not found');
-    this.onRetry(delivery);
-    return { status: delivery.status };
+    const delivery = await this.repo.get(deliveryId);
+    if (!delivery || delivery.instance_id !== instanceId) throw notFound('delivery not found');
+    return { status: await this.retryByHand(delivery) };
   }
 }
 

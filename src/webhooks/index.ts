@@ -64,7 +64,8 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
   const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
-  const http = axios.create({ adapter: undiciAdapter(agent) });
+  // Bodies go out as the stored bytes and answers are drained, not parsed: no transforms to run.
+  const http = axios.create({ adapter: undiciAdapter(agent), transformRequest: [], transformResponse: [] });
   const repo = new DeliveryRepo(docs);
   const dispatcher = new Dispatcher({
     docs,
@@ -93,8 +94,8 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     horizonMs: config.WEBHOOK_RETRY_HORIZON_S * 1000,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
   });
-  const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice.instanceId, notice.pos));
-  const log = new DeliveryLog(repo, clock, (delivery) => dispatcher.retryRequested(delivery));
+  const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice));
+  const log = new DeliveryLog(repo, (delivery) => dispatcher.retryByHand(delivery));
   let stopped: Promise<void> | undefined;
   return {
     projections: [reactor],

@@ -62,7 +62,7 @@ const SAMPLES: [string, Record<string, unknown>][] = [
 
 function body(storedType: string, data: Record<string, unknown>): any {
   const rendered = renderEvent(storedType, JSON.parse(JSON.stringify(data)))!;
-  return { id: `evt_${'a'.repeat(32)}`, type: rendered.type, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...rendered };
+  return { id: `evt_${'a'.repeat(32)}`, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...rendered };
 }
 
 describe('webhook bodies', () => {

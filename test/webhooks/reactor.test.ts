@@ -41,7 +41,7 @@ function failingOnce(inner: DocumentStore): DocumentStore & { failures: number }
     ping: () => inner.ping(),
     close: () => inner.close(),
     async batch(ops: WriteOp[], options) {
-      const creates = ops.some((o) => o.collection === HOOKS && o.op === 'replaceOne');
+      const creates = ops.some((o) => o.collection === HOOKS && o.op === 'replaceOne' && (o.doc as HookDoc).seq === 0);
       if (failures === 0 && !creates && ops.some((o) => o.collection === DELIVERIES)) {
         failures++;
         throw new Error('disk full');

@@ -20,10 +20,8 @@ type Data<K extends keyof typeof InstanceEventSchemas> = Static<(typeof Instance
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
 const MEMO_CAPACITY = 5000;
 
-export interface QueuedNotice {
-  instanceId: string;
-  pos: number;
-}
+/** A delivery handed to the runner: it is committed once the instance's hook doc shows its seq. */
+export type QueuedNotice = Pick<DeliveryDoc, '_id' | 'instance_id' | 'seq' | 'pos' | 'host' | 'rev'>;
 
 interface Decision {
   ops: WriteOp[];
@@ -86,9 +84,7 @@ export class WebhookReactor implements Projection {
     switch (event.type) {
       case 'InstanceCreated': {
         const d = event.data as Data<'InstanceCreated'>;
-        const hook: HookDoc = { _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 };
-        this.hooks.set(hook._id, hook);
-        return { ops: [{ collection: HOOKS, op: 'replaceOne', filter: { _id: hook._id }, doc: hook, upsert: true }] };
+        return { ops: [this.save({ _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 })] };
       }
       case 'WebhookConfigured': {
         const d = event.data as Data<'WebhookConfigured'>;
@@ -105,9 +101,16 @@ export class WebhookReactor implements Projection {
 
   private change(instanceId: string, fields: Partial<Omit<HookDoc, '_id'>>): Decision {
     const hook = this.hooks.get(instanceId);
-    if (!hook) return NOTHING;
-    this.hooks.set(instanceId, { ...hook, ...fields });
-    return { ops: [{ collection: HOOKS, op: 'updateOne', filter: { _id: instanceId }, update: { $set: fields } }] };
+    return hook ? { ops: [this.save({ ...hook, ...fields })] } : NOTHING;
+  }
+
+  /**
+   * Whole-document writes keyed by _id only: the store applies them without a query engine,
+   * which is most of the cost of an update operator (the reactor writes two per delivery).
+   */
+  private save(hook: HookDoc): WriteOp {
+    this.hooks.set(hook._id, hook);
+    return { collection: HOOKS, op: 'replaceOne', filter: { _id: hook._id }, doc: hook, upsert: true };
   }
 
   private deliver(event: RecordedEvent): Decision {
@@ -126,7 +129,6 @@ export class WebhookReactor implements Projection {
     if (!rendered) return NOTHING;
 
     const seq = hook.seq + 1;
-    this.hooks.set(instanceId, { ...hook, seq });
     const id = deliveryId(event.id);
     const createdAt = occurredAt(event);
     const createdMs = Date.parse(createdAt);
@@ -151,16 +153,17 @@ export class WebhookReactor implements Projection {
       delivered_at: null,
       next_attempt_at: createdAt,
       due_ms: createdMs,
+      retry_host: null,
       horizon_from_ms: createdMs,
       rev: 0,
     };
     return {
       ops: [
-        // Keyed by event id and insert-only: recording the same event twice changes nothing.
-        { collection: DELIVERIES, op: 'updateOne', filter: { _id: id }, update: { $setOnInsert: delivery }, upsert: true },
-        { collection: HOOKS, op: 'updateOne', filter: { _id: instanceId }, update: { $set: { seq } } },
+        // Keyed by the event id: recording an event again writes the same delivery, not a second one.
+        { collection: DELIVERIES, op: 'replaceOne', filter: { _id: id }, doc: delivery, upsert: true },
+        this.save({ ...hook, seq }),
       ],
-      queued: { instanceId, pos: delivery.pos },
+      queued: { _id: id, instance_id: instanceId, seq, pos: delivery.pos, host: delivery.host, rev: 0 },
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
-import { DELIVERIES, HOOKS, type DeliveryDoc, type DeliveryStatus, type HookDoc } from './documents.js';
+import { DELIVERIES, HOOKS, STATES_OF, type DeliveryDoc, type DeliveryStatus, type HookDoc } from './documents.js';
+import { saveOp } from './outcomes.js';
 
 /** Hosts that may have retrying deliveries, so a restart knows which retry queues to read. */
 export const RETRY_HOSTS = 'webhook_retry_hosts';
@@ -37,7 +38,7 @@ export class DeliveryRepo {
 
   /** One host's retrying deliveries, earliest due first. */
   hostRetries(host: string, limit: number): Promise<DeliveryDoc[]> {
-    return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ state: 'retrying', host }, { sort: { due_ms: 1 }, limit });
+    return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ retry_host: host }, { sort: { due_ms: 1 }, limit });
   }
 
   async retryHosts(): Promise<string[]> {
@@ -52,7 +53,7 @@ export class DeliveryRepo {
 
   async page(instanceId: string, status: DeliveryStatus | undefined, page: number, size: number) {
     const filter: Filter = { instance_id: instanceId };
-    if (status) filter.status = status;
+    if (status) filter.state = STATES_OF[status].length === 1 ? STATES_OF[status][0] : { $in: STATES_OF[status] };
     const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
     const [total, items] = await Promise.all([
       deliveries.count(filter),
@@ -61,27 +62,8 @@ export class DeliveryRepo {
     return { total, items };
   }
 
-  /**
-   * Makes a delivery due now, whatever its state, with a fresh retry horizon. Returns the
-   * delivery as changed, or null when the instance has no such delivery.
-   */
-  async retryNow(instanceId: string, id: string, nowMs: number): Promise<DeliveryDoc | null> {
-    const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
-    const current = await deliveries.findOne({ _id: id, instance_id: instanceId });
-    if (!current) return null;
-    const at = new Date(nowMs).toISOString();
-    await this.docs.batch([
-      {
-        collection: DELIVERIES,
-        op: 'updateOne',
-        filter: { _id: id },
-        update: {
-          $set: { state: 'retrying', status: 'pending', due_ms: nowMs, next_attempt_at: at, horizon_from_ms: nowMs },
-          $inc: { rev: 1 },
-        },
-      },
-      registerRetryHost(current.host),
-    ]);
-    return { ...current, state: 'retrying', status: 'pending', due_ms: nowMs, next_attempt_at: at, horizon_from_ms: nowMs, rev: current.rev + 1 };
+  /** Writes a delivery changed by hand, with the host registered for the retry queues. */
+  async save(delivery: DeliveryDoc): Promise<void> {
+    await this.docs.batch([saveOp(delivery), registerRetryHost(delivery.host)]);
   }
 }

@@ -42,6 +42,11 @@ export interface DeliveryDoc extends Document {
   next_attempt_at: string | null;
   /** When the next attempt is due (epoch ms). */
   due_ms: number;
+  /**
+   * `host` while retrying, null otherwise: the retry queues' index key. A delivery that succeeds
+   * at its first attempt never changes this key, so its outcome does not touch that index.
+   */
+  retry_host: string | null;
   /** Retries stop WEBHOOK_RETRY_HORIZON_S after this (event time, or a manual retry). */
   horizon_from_ms: number;
   /** Bumped by every change, so an attempt's outcome never overwrites a newer decision. */
@@ -61,15 +66,23 @@ export interface HookDoc extends Document {
 /** `evt_` + uuid without dashes. */
 export const deliveryId = (eventId: string) => `evt_${eventId.replace(/-/g, '').toLowerCase()}`;
 
+/**
+ * Three indexes, each earning its write cost (an index entry is most of the price of a write):
+ * every delivery is inserted once and rewritten once or more.
+ */
 export async function ensureDeliveryIndexes(docs: DocumentStore): Promise<void> {
   const deliveries = docs.collection(DELIVERIES);
-  // First attempts: one instance's queued deliveries in seq order.
+  // First attempts (one instance's queued deliveries in seq order), and the log by state.
   await deliveries.createIndex({ name: 'lane', keys: { instance_id: 1, state: 1, seq: 1 } });
-  // At start: every queued delivery in log order, to find the instances with work.
-  await deliveries.createIndex({ name: 'queued', keys: { state: 1, pos: 1 } });
   // Retries: one host's retrying deliveries by due time.
-  await deliveries.createIndex({ name: 'retry', keys: { state: 1, host: 1, due_ms: 1 } });
-  // The delivery log route: newest first, optionally by status.
+  await deliveries.createIndex({ name: 'retry_due', keys: { retry_host: 1, due_ms: 1 } });
+  // The delivery log route: newest first. Its key never changes after the insert.
   await deliveries.createIndex({ name: 'log', keys: { instance_id: 1, seq: -1 } });
-  await deliveries.createIndex({ name: 'log_status', keys: { instance_id: 1, status: 1, seq: -1 } });
 }
+
+/** The internal states behind each status of the delivery log. */
+export const STATES_OF: Record<DeliveryStatus, DeliveryState[]> = {
+  pending: ['queued', 'retrying'],
+  delivered: ['delivered'],
+  failed: ['failed'],
+};

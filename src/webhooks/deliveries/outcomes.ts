@@ -7,39 +7,53 @@ export type Outcome =
   | { kind: 'retry'; statusCode: number | null; error: string; dueMs: number }
   | { kind: 'failed'; statusCode: number | null; error: string };
 
-/**
- * The write for an attempt's outcome. It applies only if nothing else changed the delivery
- * since the attempt read it (same rev): a manual retry in the meantime wins.
- */
-export function outcomeOp(delivery: Pick<DeliveryDoc, '_id' | 'rev'>, outcome: Outcome, nowMs: number): WriteOp {
-  const at = new Date(nowMs).toISOString();
-  const common = { last_status_code: outcome.statusCode, last_error: outcome.kind === 'delivered' ? null : outcome.error };
-  let set: Record<string, unknown>;
+/** The delivery after an attempt (the attempt counts). */
+export function afterAttempt(delivery: DeliveryDoc, outcome: Outcome, nowMs: number): DeliveryDoc {
+  const next: DeliveryDoc = {
+    ...delivery,
+    attempts: delivery.attempts + 1,
+    rev: delivery.rev + 1,
+    last_status_code: outcome.statusCode,
+    last_error: outcome.kind === 'delivered' ? null : outcome.error,
+    retry_host: outcome.kind === 'retry' ? delivery.host : null,
+  };
   switch (outcome.kind) {
     case 'delivered':
-      set = { ...common, state: 'delivered', status: 'delivered', delivered_at: at, next_attempt_at: null };
-      break;
+      return { ...next, state: 'delivered', status: 'delivered', delivered_at: new Date(nowMs).toISOString(), next_attempt_at: null };
     case 'retry':
-      set = { ...common, state: 'retrying', status: 'pending', due_ms: outcome.dueMs, next_attempt_at: new Date(outcome.dueMs).toISOString() };
-      break;
+      return { ...next, state: 'retrying', status: 'pending', due_ms: outcome.dueMs, next_attempt_at: new Date(outcome.dueMs).toISOString() };
     case 'failed':
-      set = { ...common, state: 'failed', status: 'failed', next_attempt_at: null };
-      break;
+      return { ...next, state: 'failed', status: 'failed', next_attempt_at: null };
   }
+}
+
+/** A delivery that can no longer be attempted: failed, without counting an attempt. */
+export function expired(delivery: DeliveryDoc, error: string): DeliveryDoc {
+  return { ...delivery, rev: delivery.rev + 1, state: 'failed', status: 'failed', last_error: error, next_attempt_at: null, retry_host: null };
+}
+
+/** Due now, whatever its state, with a fresh retry horizon (a retry asked for by hand). */
+export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
   return {
-    collection: DELIVERIES,
-    op: 'updateOne',
-    filter: { _id: delivery._id, rev: delivery.rev },
-    update: { $set: set, $inc: { attempts: 1, rev: 1 } },
+    ...delivery,
+    rev: delivery.rev + 1,
+    state: 'retrying',
+    status: 'pending',
+    due_ms: nowMs,
+    retry_host: delivery.host,
+    next_attempt_at: new Date(nowMs).toISOString(),
+    horizon_from_ms: nowMs,
   };
 }
 
-/** Closes a delivery that can no longer be attempted, without counting an attempt. */
-export function expiredOp(delivery: Pick<DeliveryDoc, '_id' | 'rev'>, error: string): WriteOp {
-  return {
-    collection: DELIVERIES,
-    op: 'updateOne',
-    filter: { _id: delivery._id, rev: delivery.rev },
-    update: { $set: { state: 'failed', status: 'failed', last_error: error, next_attempt_at: null }, $inc: { rev: 1 } },
-  };
-}
+/**
+ * The whole delivery, written by _id: the store applies it without a query engine, which an
+ * update operator would need (several times the cost, on the hottest write of the dispatcher).
+ * Only this process changes a delivery it holds, so there is no concurrent change to lose.
+ */
+export const saveOp = (delivery: DeliveryDoc): WriteOp => ({
+  collection: DELIVERIES,
+  op: 'replaceOne',
+  filter: { _id: delivery._id },
+  doc: delivery,
+});

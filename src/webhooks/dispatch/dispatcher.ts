@@ -2,14 +2,15 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
+import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
-import type { DeliveryDoc } from '../deliveries/documents.js';
-import { expiredOp, outcomeOp, type Outcome } from '../deliveries/outcomes.js';
+import type { DeliveryDoc, DeliveryStatus } from '../deliveries/documents.js';
+import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
 import { Known } from './known.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { RetryLoader } from './retry-loader.js';
-import { Scheduler, type SchedulerLimits, type Work } from './scheduler.js';
+import { Scheduler, type SchedulerLimits, type Stub, type Work } from './scheduler.js';
 import type { Sender } from './sender.js';
 import type { SigningKeys } from './signing-keys.js';
 
@@ -41,6 +42,8 @@ export class Dispatcher {
   private readonly retries: RetryLoader;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  /** Deliveries someone retried by hand while this process held them: applied once they settle. */
+  private readonly retryWhenSettled = new Set<string>();
   private started = false;
   private stopping = false;
 
@@ -78,14 +81,24 @@ export class Dispatcher {
     await this.writer.drain();
   }
 
-  /** The reactor recorded a delivery at `pos` (committed with its checkpoint shortly). */
-  queued(instanceId: string, pos: number): void {
-    this.lanes.announced(instanceId, pos);
+  /** The reactor recorded a delivery (committed with its checkpoint shortly). */
+  queued(notice: QueuedNotice): void {
+    this.lanes.announced(notice);
   }
 
-  /** A delivery was made due by hand. */
-  retryRequested(delivery: Pick<DeliveryDoc, 'host' | 'due_ms'>): void {
-    this.retries.dueAt(delivery.host, delivery.due_ms);
+  /**
+   * Makes a delivery due now, with a fresh retry horizon. One this process holds (waiting or in
+   * flight) is changed once its attempt settles, so the attempt's outcome cannot overwrite it.
+   */
+  async retryByHand(delivery: DeliveryDoc): Promise<DeliveryStatus> {
+    if (this.known.has(delivery._id)) {
+      this.retryWhenSettled.add(delivery._id);
+      return 'pending';
+    }
+    const due = dueNow(delivery, this.options.clock.now().getTime());
+    await this.options.repo.save(due);
+    this.retries.dueAt(due.host, due.due_ms);
+    return due.status;
   }
 
   /** Reads the retry queues now (tests that move a fake clock). */
@@ -108,36 +121,50 @@ export class Dispatcher {
 
   private async execute(work: Work): Promise<void> {
     const { stub } = work;
-    let ops: WriteOp[] = [];
+    let write: DeliveryDoc | undefined;
     let outcome: Outcome | null = null;
+    let delivery: DeliveryDoc | null = null;
     try {
-      const delivery = await this.options.repo.get(stub.id);
+      delivery = await this.options.repo.get(stub.id);
       if (!delivery || delivery.rev !== stub.rev || delivery.state !== stub.state) {
-        // Changed since it was read (a manual retry, or a duplicate): the log has the newer say.
+        // Changed since it was read (by hand, or a duplicate): the log has the newer say.
         if (delivery?.state === 'retrying') this.retries.dueAt(delivery.host, delivery.due_ms);
       } else if (this.options.clock.now().getTime() > delivery.horizon_from_ms + this.options.horizonMs) {
-        ops = [expiredOp(delivery, 'retry horizon passed before the delivery could be attempted')];
+        write = expired(delivery, 'retry horizon passed before the delivery could be attempted');
       } else {
         outcome = await this.attempt(delivery);
-        if (outcome) {
-          ops = [outcomeOp(delivery, outcome, this.options.clock.now().getTime())];
-          if (outcome.kind === 'retry') ops.push(registerRetryHost(delivery.host));
-        }
+        if (outcome) write = afterAttempt(delivery, outcome, this.options.clock.now().getTime());
       }
     } catch (err) {
-      this.options.logger.error({ err, deliveryId: stub.id }, 'webhook attempt failed unexpectedly; it stays pending');
+      this.options.logger.error({ err, deliveryId: stub.id }, 'webhook attempt failed unexpectedly; it will be retried');
+      if (delivery && delivery.rev === stub.rev) {
+        const nowMs = this.options.clock.now().getTime();
+        outcome = { kind: 'retry', statusCode: null, error: 'internal error before sending', dueMs: nowMs + 1000 };
+        write = { ...afterAttempt(delivery, outcome, nowMs), attempts: delivery.attempts };
+      }
     } finally {
       this.scheduler.finish(work);
       if (work.first) this.lanes.progressed(this.scheduler.lane(stub.instanceId));
       else this.retries.progressed(stub.host);
     }
-    const settled = () => {
-      this.known.release(stub);
-      if (outcome?.kind === 'retry') this.retries.dueAt(stub.host, outcome.dueMs);
-    };
-    if (ops.length > 0) this.writer.write(ops, settled);
-    else settled();
+    if (write) {
+      const ops: WriteOp[] = [saveOp(write)];
+      if (write.state === 'retrying') ops.push(registerRetryHost(write.host));
+      const saved = write;
+      this.writer.write(ops, () => this.settle(stub, saved));
+    } else this.settle(stub, null);
     this.pump();
+  }
+
+  /** The outcome is in the log: the delivery is no longer this process's to hold. */
+  private settle(stub: Stub, saved: DeliveryDoc | null): void {
+    this.known.release(stub);
+    if (saved?.state === 'retrying') this.retries.dueAt(saved.host, saved.due_ms);
+    if (!this.retryWhenSettled.delete(stub.id)) return;
+    void (async () => {
+      const current = await this.options.repo.get(stub.id);
+      if (current) await this.retryByHand(current);
+    })().catch((err: unknown) => this.options.logger.error({ err, deliveryId: stub.id }, 'retry by hand could not be applied'));
   }
 
   private async attempt(delivery: DeliveryDoc): Promise<Outcome | null> {

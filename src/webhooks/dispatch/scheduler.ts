@@ -34,13 +34,10 @@ export class Lane {
   readonly queue: Stub[] = [];
   busy = false;
   offered = false;
-  /** Highest seq / pos ever taken into the lane: the log is read after these. */
+  /** Highest seq ever taken into the lane: the log is read after it. */
   maxSeq = 0;
-  maxPos = -1;
-  /** Highest pos the reactor announced for this instance (committed soon, maybe not yet). */
-  expectedPos = -1;
-  /** The log may hold more queued deliveries than the lane took. */
-  more = false;
+  /** The log may hold queued deliveries after maxSeq that the lane has not taken (true until first read). */
+  more = true;
   loading = false;
   reloadWanted = false;
 
@@ -112,7 +109,6 @@ export class Scheduler {
     if (stub.seq <= lane.maxSeq) return;
     lane.queue.push(stub);
     lane.maxSeq = stub.seq;
-    lane.maxPos = Math.max(lane.maxPos, stub.pos);
     this.offer(lane);
   }
 

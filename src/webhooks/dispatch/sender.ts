@@ -51,6 +51,7 @@ export class Sender {
       });
       // A receiver that answered and then broke its body off has still answered.
       const excerpt = await drain(res.data, res.status >= 300).catch(() => '');
+
       const retryAfter = res.headers['retry-after'];
       return this.judge(delivery, res.status, excerpt, typeof retryAfter === 'string' ? retryAfter : undefined);
     } catch (err) {
@@ -88,8 +89,15 @@ export class Sender {
   }
 }
 
+/** undici's body can discard itself without handing over each chunk. */
+type Dumpable = Readable & { dump?: (options: { limit: number }) => Promise<void> };
+
 /** Reads the answer so the connection can be reused; keeps the start of it when asked. */
-async function drain(body: Readable, keep: boolean): Promise<string> {
+async function drain(body: Dumpable, keep: boolean): Promise<string> {
+  if (!keep && body.dump) {
+    await body.dump({ limit: DRAIN_LIMIT });
+    return '';
+  }
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let read = 0;

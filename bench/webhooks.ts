@@ -1,0 +1,311 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { pino } from 'pino';
+import { Agent, request } from 'undici';
+import type { NetworkMessage } from '../src/domain/session/events.js';
+import { systemClock } from '../src/infra/clock.js';
+import { loadConfig } from '../src/infra/config/config.js';
+import { SecretBox } from '../src/infra/crypto/secret-box.js';
+import { EmbeddedDocumentStore } from '../src/infra/docstore/embedded/embedded-document-store.js';
+import { EmbeddedEventStore } from '../src/infra/eventstore/embedded/embedded-event-store.js';
+import { randomIds } from '../src/infra/ids.js';
+import { accountsProjection } from '../src/projections/accounts/accounts-projection.js';
+import { chatsProjection } from '../src/projections/chats/chats-projection.js';
+import { groupsProjection } from '../src/projections/groups/groups-projection.js';
+import { InstanceQueries } from '../src/projections/instances/instance-queries.js';
+import { instancesProjection } from '../src/projections/instances/instances-projection.js';
+import { ProjectionRunner } from '../src/projections/runner.js';
+import { sessionsProjection } from '../src/projections/sessions/sessions-projection.js';
+import { SessionRecorder } from '../src/sessions/session-recorder.js';
+import { createWebhooks } from '../src/webhooks/index.js';
+import { startChild } from './child.js';
+import { percentile, report } from './lib.js';
+
+/**
+ * Webhook delivery, end to end: a network happening is recorded in the event store, the
+ * projections (all of the gateway's, the outbox reactor among them) pick it up, the dispatcher
+ * signs and POSTs it through axios-over-undici to a keep-alive receiver in another process.
+ *
+ * - sustained deliveries per second, against a plain `undici.request` keep-alive POST loop to
+ *   the same receiver with the same concurrency (one in flight per instance), same run;
+ * - latency from "network happening" to "receiver has the body", paced at 500 events/s.
+ */
+
+const INSTANCES = Number(process.env.BENCH_WEBHOOK_INSTANCES ?? 16);
+const THROUGHPUT_MS = Number(process.env.BENCH_WEBHOOK_MS ?? 4000);
+const PACED_RATE = 500;
+const PACED_MS = Number(process.env.BENCH_WEBHOOK_PACED_MS ?? 5000);
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 50;
+
+/** Epoch milliseconds with sub-millisecond precision, comparable across processes on one machine. */
+const epochNow = () => performance.timeOrigin + performance.now();
+
+interface Stats {
+  count: number;
+  latencies: number[];
+}
+
+/** The receiver child: answers 200 to every POST; reads the send time out of message bodies. */
+async function runReceiver(): Promise<void> {
+  let stats: Stats = { count: 0, latencies: [] };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'GET') {
+        const body = req.url === '/stats' ? JSON.stringify(stats) : JSON.stringify({ count: stats.count });
+        if (req.url === '/stats') stats = { count: 0, latencies: [] };
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      }
+      stats.count++;
+      const text = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event?: { Message?: { conversation?: string } } }).event?.Message?.conversation;
+      if (text?.startsWith('t=')) stats.latencies.push(epochNow() - Number(text.slice(2)));
+      res.writeHead(204).end();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  server.listen(Number(process.env.PORT), '127.0.0.1');
+}
+
+async function stats(origin: string): Promise<Stats> {
+  const res = await request(`${origin}/stats`);
+  return (await res.body.json()) as Stats;
+}
+
+/** The ceiling: `INSTANCES` workers, each POSTing one webhook-sized body at a time over keep-alive. */
+async function baselineLoop(url: string, body: string, durationMs: number): Promise<number> {
+  const agent = new Agent({ connections: INSTANCES, keepAliveTimeout: 30_000 });
+  let sent = 0;
+  const end = performance.now() + durationMs;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: INSTANCES }, async () => {
+      while (performance.now() < end) {
+        const res = await request(url, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json' } });
+        await res.body.dump();
+        sent++;
+      }
+    }),
+  );
+  const elapsed = performance.now() - started;
+  await agent.close();
+  return (sent * 1000) / elapsed;
+}
+
+interface Setup {
+  instances: string[];
+  happen(instanceId: string): Promise<unknown>;
+  runner: ProjectionRunner;
+  events: EmbeddedEventStore;
+  startDispatcher(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A gateway's event pipeline on fresh embedded stores: the recorder the session drivers use,
+ * the projection runner with `all` of the gateway's read models or the outbox reactor alone.
+ */
+async function setup(hookUrl: string, all: boolean): Promise<Setup> {
+  const dir = await mkdtemp(join(tmpdir(), 'webhooks-bench-'));
+  const logger = pino({ level: 'warn' });
+  const config = loadConfig({ DATA_DIR: dir, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' });
+  const events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
+  const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'docs') });
+  const box = new SecretBox(randomBytes(32));
+  const webhooks = createWebhooks({ events, docs, clock: systemClock, ids: randomIds, logger, config, box, instanceQueries: new InstanceQueries(docs) });
+  const readModels = all ? [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection] : [];
+  const runner = new ProjectionRunner(events, docs, [...readModels, ...webhooks.projections], logger);
+  const recorder = new SessionRecorder(events, randomIds, systemClock, 'bench', 30);
+  await runner.start();
+  const instances = await createInstances(events, box, hookUrl);
+  let counter = 0;
+  return {
+    instances,
+    runner,
+    events,
+    happen: (instanceId) => recorder.record(instanceId, 'bench', [{ type: 'MessageReceived', data: { message: message(++counter), upsert: 'notify' } }]),
+    startDispatcher: () => webhooks.start(),
+    async close() {
+      await webhooks.stop();
+      await runner.stop();
+      await events.close();
+      await docs.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deliveries per second while events are recorded as fast as the store takes them. */
+async function sustained(s: Setup, origin: string): Promise<{ delivered: number; recorded: number }> {
+  await s.startDispatcher();
+  await stats(origin);
+  await drained(origin, await drive(s.instances, s.happen, 1000));
+  await stats(origin);
+  const started = performance.now();
+  const appended = await drive(s.instances, s.happen, THROUGHPUT_MS);
+  await drained(origin, appended);
+  const elapsed = performance.now() - started;
+  const got = await stats(origin);
+  return { delivered: (got.count * 1000) / elapsed, recorded: (appended * 1000) / elapsed };
+}
+
+/** The dispatcher alone: a backlog already in the outbox, drained from a cold start. */
+async function backlog(s: Setup, origin: string, count: number): Promise<number> {
+  for (let i = 0; i < count; i += s.instances.length) await Promise.all(s.instances.map((id) => s.happen(id)));
+  const total = Math.ceil(count / s.instances.length) * s.instances.length;
+  if (!(await s.runner.waitFor(await s.events.headPosition(), ['webhooks'], 120_000))) throw new Error('the outbox did not fill');
+  await stats(origin);
+  const started = performance.now();
+  await s.startDispatcher();
+  await drained(origin, total);
+  return (total * 1000) / (performance.now() - started);
+}
+
+export async function benchWebhooks(): Promise<void> {
+  const receiver = await startChild('bench/webhooks.ts', { BENCH_WEBHOOK_ROLE: 'receiver' });
+  const hookUrl = `${receiver.origin}/hook`;
+  const sample = JSON.stringify({ id: `evt_${'0'.repeat(32)}`, type: 'Message', instance_id: 'x', seq: 1, created_at: new Date().toISOString(), event: { Info: message(0), Message: { conversation: 'x'.repeat(40) } } });
+  const ratio = (name: string, value: number, base: number) =>
+    report({ name, value, unit: 'deliveries/s', baseline: { name: 'undici.request loop', value: base }, target: `>= ${TARGET_RATIO}x`, met: value >= TARGET_RATIO * base });
+  try {
+    await baselineLoop(hookUrl, sample, 500);
+    const base = await baselineLoop(hookUrl, sample, THROUGHPUT_MS);
+    await stats(receiver.origin);
+    report({ name: `webhooks plain undici.request keep-alive POST loop x${INSTANCES} (baseline)`, value: base, unit: 'req/s' });
+
+    const full = await setup(hookUrl, true);
+    try {
+      const { delivered, recorded } = await sustained(full, receiver.origin);
+      ratio(`webhooks end to end with all read models, ${INSTANCES} instances`, delivered, base);
+      report({ name: 'webhooks   events recorded meanwhile', value: recorded, unit: 'events/s' });
+      const paced = await pacedRun(full.instances, full.happen);
+      await drained(receiver.origin, paced);
+      const latencies = (await stats(receiver.origin)).latencies.sort((a, b) => a - b);
+      report({ name: `webhooks latency at ${PACED_RATE} events/s p50`, value: percentile(latencies, 50), unit: 'ms' });
+      report({
+        name: `webhooks latency at ${PACED_RATE} events/s p99 (${latencies.length} events)`,
+        value: percentile(latencies, 99),
+        unit: 'ms',
+        target: `< ${TARGET_P99_MS} ms`,
+        met: percentile(latencies, 99) < TARGET_P99_MS,
+      });
+    } finally {
+      await full.close();
+    }
+
+    const alone = await setup(hookUrl, false);
+    try {
+      const { delivered } = await sustained(alone, receiver.origin);
+      ratio(`webhooks end to end, outbox reactor as the only projection`, delivered, base);
+    } finally {
+      await alone.close();
+    }
+
+    const cold = await setup(hookUrl, false);
+    try {
+      ratio('webhooks dispatcher draining a 10,000-delivery backlog', await backlog(cold, receiver.origin, 10_000), base);
+    } finally {
+      await cold.close();
+    }
+  } finally {
+    await receiver.stop();
+  }
+}
+
+async function createInstances(events: EmbeddedEventStore, box: SecretBox, url: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < INSTANCES; i++) {
+    const id = `3E${randomIds.alphanumeric(30)}`;
+    const metadata = { occurredAt: new Date().toISOString(), instanceId: id };
+    await events.append(
+      `instance-${id}`,
+      [
+        {
+          id: randomIds.uuid(),
+          type: 'InstanceCreated',
+          data: {
+            instance_id: id,
+            account_id: 'bench',
+            name: 'bench',
+            token_hash: `bench-${id}`,
+            webhook_secret_sealed: box.seal(`whsec_${randomBytes(24).toString('base64')}`, `webhook-secret:${id}`),
+            reject_calls: false,
+            auto_read_messages: false,
+            labels: {},
+            billing_status: 'TRIALING',
+            expired_at: new Date(Date.now() + 86_400_000).toISOString(),
+          },
+          metadata,
+        },
+        { id: randomIds.uuid(), type: 'WebhookConfigured', data: { url, events: ['Message'] }, metadata },
+      ],
+      'no_stream',
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+function message(n: number): NetworkMessage {
+  return {
+    id: `BENCH${String(n).padStart(12, '0')}`,
+    chat: '5511999990000@s.whatsapp.net',
+    sender: '5511999990000@s.whatsapp.net',
+    from_me: false,
+    is_group: false,
+    push_name: 'Bench',
+    timestamp_s: Math.floor(Date.now() / 1000),
+    type: 'text',
+    text: `t=${epochNow()}`,
+  };
+}
+
+/** One recorder loop per instance, as fast as the store takes them; returns how many were recorded. */
+async function drive(instances: string[], happen: (id: string) => Promise<unknown>, durationMs: number): Promise<number> {
+  let count = 0;
+  const end = performance.now() + durationMs;
+  await Promise.all(
+    instances.map(async (id) => {
+      while (performance.now() < end) {
+        await happen(id);
+        count++;
+      }
+    }),
+  );
+  return count;
+}
+
+/** Events at a steady PACED_RATE, round robin over the instances. */
+async function pacedRun(instances: string[], happen: (id: string) => Promise<unknown>): Promise<number> {
+  const total = Math.round((PACED_RATE * PACED_MS) / 1000);
+  const started = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / PACED_RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    pending.push(happen(instances[i % instances.length] as string));
+  }
+  await Promise.all(pending);
+  return total;
+}
+
+/** Waits until the receiver has counted `expected` deliveries since its counters were last read. */
+async function drained(origin: string, expected: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const res = await request(`${origin}/count`);
+    const { count } = (await res.body.json()) as { count: number };
+    if (count >= expected) return;
+    if (Date.now() > deadline) throw new Error(`webhook deliveries did not drain within 120 s (${count} of ${expected})`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+if (process.env.BENCH_WEBHOOK_ROLE === 'receiver') await runReceiver();
+else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await benchWebhooks();
