@@ -64,8 +64,18 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
   const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
-  // Bodies go out as the stored bytes and answers are drained, not parsed: no transforms to run.
-  const http = axios.create({ adapter: undiciAdapter(agent), transformRequest: [], transformResponse: [] });
+  const http = axios.create({
+    adapter: undiciAdapter(agent),
+    // Bodies go out as the stored bytes and answers are drained, not parsed: nothing to transform.
+    transformRequest: [],
+    transformResponse: [],
+    responseType: 'stream',
+    // Every status is an answer for the retry policy to judge, and a redirect is not a 2xx.
+    validateStatus: () => true,
+    maxRedirects: 0,
+    timeout: timeoutMs,
+    headers: { 'content-type': 'application/json', 'user-agent': 'messaging-gateway-webhooks/1.0' },
+  });
   const repo = new DeliveryRepo(docs);
   const dispatcher = new Dispatcher({
     docs,
@@ -77,7 +87,6 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
       http,
       clock,
       allowPrivate: config.ALLOW_PRIVATE_TARGETS,
-      timeoutMs,
       random: tuning.random ?? Math.random,
       timing: {
         baseMs: config.WEBHOOK_RETRY_BASE_MS,
