@@ -21,7 +21,7 @@ type Data<K extends keyof typeof InstanceEventSchemas> = Static<(typeof Instance
 const MEMO_CAPACITY = 5000;
 
 /** A delivery handed to the runner: it is committed once the instance's hook doc shows its seq. */
-export type QueuedNotice = Pick<DeliveryDoc, '_id' | 'instance_id' | 'seq' | 'pos' | 'host' | 'rev'>;
+export type QueuedNotice = DeliveryDoc;
 
 interface Decision {
   ops: WriteOp[];
@@ -155,7 +155,6 @@ export class WebhookReactor implements Projection {
       due_ms: createdMs,
       retry_host: null,
       horizon_from_ms: createdMs,
-      rev: 0,
     };
     return {
       ops: [
@@ -163,7 +162,7 @@ export class WebhookReactor implements Projection {
         { collection: DELIVERIES, op: 'replaceOne', filter: { _id: id }, doc: delivery, upsert: true },
         this.save({ ...hook, seq }),
       ],
-      queued: { _id: id, instance_id: instanceId, seq, pos: delivery.pos, host: delivery.host, rev: 0 },
+      queued: delivery,
     };
   }
 }

@@ -49,8 +49,6 @@ export interface DeliveryDoc extends Document {
   retry_host: string | null;
   /** Retries stop WEBHOOK_RETRY_HORIZON_S after this (event time, or a manual retry). */
   horizon_from_ms: number;
-  /** Bumped by every change, so an attempt's outcome never overwrites a newer decision. */
-  rev: number;
 }
 
 export interface HookDoc extends Document {

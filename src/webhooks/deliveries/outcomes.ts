@@ -12,7 +12,6 @@ export function afterAttempt(delivery: DeliveryDoc, outcome: Outcome, nowMs: num
   const next: DeliveryDoc = {
     ...delivery,
     attempts: delivery.attempts + 1,
-    rev: delivery.rev + 1,
     last_status_code: outcome.statusCode,
     last_error: outcome.kind === 'delivered' ? null : outcome.error,
     retry_host: outcome.kind === 'retry' ? delivery.host : null,
@@ -29,14 +28,13 @@ export function afterAttempt(delivery: DeliveryDoc, outcome: Outcome, nowMs: num
 
 /** A delivery that can no longer be attempted: failed, without counting an attempt. */
 export function expired(delivery: DeliveryDoc, error: string): DeliveryDoc {
-  return { ...delivery, rev: delivery.rev + 1, state: 'failed', status: 'failed', last_error: error, next_attempt_at: null, retry_host: null };
+  return { ...delivery, state: 'failed', status: 'failed', last_error: error, next_attempt_at: null, retry_host: null };
 }
 
 /** Due now, whatever its state, with a fresh retry horizon (a retry asked for by hand). */
 export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
   return {
     ...delivery,
-    rev: delivery.rev + 1,
     state: 'retrying',
     status: 'pending',
     due_ms: nowMs,

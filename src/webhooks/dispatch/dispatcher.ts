@@ -121,15 +121,12 @@ export class Dispatcher {
 
   private async execute(work: Work): Promise<void> {
     const { stub } = work;
+    // Held since it was read: a retry by hand waits for this attempt (retryByHand), so no re-read.
+    const delivery = stub.doc;
     let write: DeliveryDoc | undefined;
     let outcome: Outcome | null = null;
-    let delivery: DeliveryDoc | null = null;
     try {
-      delivery = await this.options.repo.get(stub.id);
-      if (!delivery || delivery.rev !== stub.rev || delivery.state !== stub.state) {
-        // Changed since it was read (by hand, or a duplicate): the log has the newer say.
-        if (delivery?.state === 'retrying') this.retries.dueAt(delivery.host, delivery.due_ms);
-      } else if (this.options.clock.now().getTime() > delivery.horizon_from_ms + this.options.horizonMs) {
+      if (this.options.clock.now().getTime() > delivery.horizon_from_ms + this.options.horizonMs) {
         write = expired(delivery, 'retry horizon passed before the delivery could be attempted');
       } else {
         outcome = await this.attempt(delivery);
@@ -137,11 +134,9 @@ export class Dispatcher {
       }
     } catch (err) {
       this.options.logger.error({ err, deliveryId: stub.id }, 'webhook attempt failed unexpectedly; it will be retried');
-      if (delivery && delivery.rev === stub.rev) {
-        const nowMs = this.options.clock.now().getTime();
-        outcome = { kind: 'retry', statusCode: null, error: 'internal error before sending', dueMs: nowMs + 1000 };
-        write = { ...afterAttempt(delivery, outcome, nowMs), attempts: delivery.attempts };
-      }
+      const nowMs = this.options.clock.now().getTime();
+      outcome = { kind: 'retry', statusCode: null, error: 'internal error before sending', dueMs: nowMs + 1000 };
+      write = { ...afterAttempt(delivery, outcome, nowMs), attempts: delivery.attempts };
     } finally {
       this.scheduler.finish(work);
       if (work.first) this.lanes.progressed(this.scheduler.lane(stub.instanceId));

@@ -40,12 +40,11 @@ export class Known {
 
 export function stubOf(doc: DeliveryDoc): Stub {
   return {
+    doc,
     id: doc._id,
     instanceId: doc.instance_id,
     seq: doc.seq,
-    pos: doc.pos,
     host: doc.host,
-    rev: doc.rev,
     state: doc.state === 'queued' ? 'queued' : 'retrying',
   };
 }

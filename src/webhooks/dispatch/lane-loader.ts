@@ -146,7 +146,7 @@ export class LaneLoader {
     }
     for (const n of notices) {
       if (n.seq <= lane.maxSeq || this.known.has(n._id)) continue;
-      this.take({ id: n._id, instanceId: n.instance_id, seq: n.seq, pos: n.pos, host: n.host, rev: n.rev, state: 'queued' });
+      this.take(stubOf(n));
     }
   }
 

@@ -1,3 +1,5 @@
+import type { DeliveryDoc } from '../deliveries/documents.js';
+
 /**
  * Which delivery goes next, in memory only (the delivery log is the durable truth):
  * - first attempts run one at a time per instance, in seq order (a lane per instance);
@@ -7,12 +9,12 @@
  */
 
 export interface Stub {
+  /** The delivery as read or decided; while this process holds it, nothing else writes it. */
+  doc: DeliveryDoc;
   id: string;
   instanceId: string;
   seq: number;
-  pos: number;
   host: string;
-  rev: number;
   state: 'queued' | 'retrying';
 }
 
