@@ -1,12 +1,20 @@
+import { benchChats } from './chats.js';
 import { benchDocumentStore } from './document-store.js';
 import { benchEventStore } from './event-store.js';
 import { benchHttp } from './http.js';
+import { benchMedia } from './media.js';
+import { benchSessions } from './sessions.js';
+import { benchWebhooks } from './webhooks.js';
 
-/** `npm run bench`: every measurement with its same-run baseline and target. */
+/** `npm run bench [name]`: every measurement with its same-run baseline and target. */
 const suites: [string, () => Promise<void>][] = [
   ['event store', benchEventStore],
   ['document store', benchDocumentStore],
   ['http', benchHttp],
+  ['sessions', benchSessions],
+  ['chats', benchChats],
+  ['media', benchMedia],
+  ['webhooks', benchWebhooks],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {
