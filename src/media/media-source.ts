@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { DomainError, invalidInput } from '../domain/errors.js';
 import { checkOutboundUrl } from '../infra/http/outbound-policy.js';
-import { BlockedAddressError, guardedLookup } from './guarded-lookup.js';
+import { BlockedAddressError, publicOnlyLookup } from '../infra/http/public-lookup.js';
 
 export interface MediaSourceOptions {
   /** The network's media hosts (NetworkChoice.mediaHosts): nothing else is ever fetched. */
@@ -31,7 +31,7 @@ export class MediaSource {
   constructor(private readonly options: MediaSourceOptions) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.agent = new Agent({
-      connect: options.allowPrivate ? { timeout: this.timeoutMs } : { timeout: this.timeoutMs, lookup: guardedLookup },
+      connect: options.allowPrivate ? { timeout: this.timeoutMs } : { timeout: this.timeoutMs, lookup: publicOnlyLookup },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
     });

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/errors.js';
-import { BlockedAddressError, guardedLookup } from '../../src/media/guarded-lookup.js';
+import { BlockedAddressError, publicOnlyLookup } from '../../src/infra/http/public-lookup.js';
 import { MediaSource } from '../../src/media/media-source.js';
 
 /** A media host whose answers the test writes; it reports how many body bytes it got out. */
@@ -115,7 +115,7 @@ describe('MediaSource', () => {
 
   it('checks the resolved address, not only the name', async () => {
     const answer = await new Promise<{ err: NodeJS.ErrnoException | null }>((resolve) =>
-      guardedLookup('localhost', { all: true }, (err) => resolve({ err })),
+      publicOnlyLookup('localhost', { all: true }, (err) => resolve({ err })),
     );
     expect(answer.err).to.be.instanceOf(BlockedAddressError);
   });

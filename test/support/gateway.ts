@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../bench/child.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
 import { loadConfig } from '../../src/infra/config/config.js';
 
@@ -73,18 +73,6 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** A port the OS just handed out, so PUBLIC_URL (sandbox media links) can name it up front. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 let counter = 0;
