@@ -94,6 +94,59 @@ describe('EmbeddedDocumentStore', () => {
     expect(await col.count({ city: 'Porto' })).to.equal(1);
   });
 
+  describe('decoded-document cache of _id lookups', () => {
+    it('never keeps serving a value that a write in flight replaced', async () => {
+      const col = store.collection('instances');
+      await col.insertOne({ _id: 'i1', name: 'before' });
+      expect(await col.findOne({ _id: 'i1' })).to.deep.include({ name: 'before' });
+      for (let round = 0; round < 5; round++) {
+        // Reads keep running while the write is applied and committed: before its commit they
+        // see the old value, and none of those may outlive the commit.
+        let done = false;
+        const writing = col.updateOne({ _id: 'i1' }, { $set: { name: `after ${round}` } }).then(() => (done = true));
+        let reads = 0;
+        while (!done) {
+          await col.findOne({ _id: 'i1' });
+          reads++;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        await writing;
+        expect(reads).to.be.greaterThan(0);
+        expect(await col.findOne({ _id: 'i1' })).to.deep.include({ name: `after ${round}` });
+      }
+      await col.deleteOne({ _id: 'i1' });
+      expect(await col.findOne({ _id: 'i1' })).to.equal(null);
+    });
+
+    it('serves the committed value after a batch that read, wrote and then rolled back', async () => {
+      const col = store.collection('instances');
+      await col.insertOne({ _id: 'i1', name: 'kept' });
+      await col.insertOne({ _id: 'i2', name: 'other' });
+      expect(await col.findOne({ _id: 'i1' })).to.deep.include({ name: 'kept' });
+      const error = await store
+        .batch([
+          { collection: 'instances', op: 'updateOne', filter: { _id: 'i1' }, update: { $set: { name: 'rolled back' } } },
+          { collection: 'instances', op: 'insertOne', doc: { _id: 'i2', name: 'duplicate' } },
+        ])
+        .catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(DuplicateKeyError);
+      expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', name: 'kept' });
+    });
+
+    it('hands out copies a caller may change, nested values included', async () => {
+      const col = store.collection('instances');
+      await col.insertOne({ _id: 'i1', labels: { a: 1 }, list: [{ b: 2 }], at: new Date(0), bytes: Buffer.from([1, 2]) });
+      for (let i = 0; i < 2; i++) {
+        const doc = (await col.findOne({ _id: 'i1' })) as Document & { labels: { a: number }; list: { b: number }[]; at: Date; bytes: Buffer };
+        doc.labels.a = 9;
+        (doc.list[0] as { b: number }).b = 9;
+        doc.at.setTime(5);
+        doc.bytes[0] = 9;
+      }
+      expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', labels: { a: 1 }, list: [{ b: 2 }], at: new Date(0), bytes: Buffer.from([1, 2]) });
+    });
+  });
+
   it('reads an equality prefix + matching sort + limit in index order, stopping after skip + limit', async () => {
     await seedChats(2000);
     const sort = { pinned: -1, lastMessageTs: -1 } as const;

@@ -15,10 +15,15 @@ export interface InstanceListQuery {
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class InstanceQueries {
-  constructor(private readonly docs: DocumentStore) {}
+  /** Every authenticated instance request reads through this handle. */
+  private readonly instances;
+
+  constructor(private readonly docs: DocumentStore) {
+    this.instances = docs.collection<InstanceDoc>(INSTANCES);
+  }
 
   byId(instanceId: string): Promise<InstanceDoc | null> {
-    return this.docs.collection<InstanceDoc>(INSTANCES).findOne({ _id: instanceId });
+    return this.instances.findOne({ _id: instanceId });
   }
 
   byTokenHash(tokenHash: string): Promise<InstanceDoc | null> {

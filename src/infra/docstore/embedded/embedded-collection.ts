@@ -13,6 +13,8 @@ import { countDocuments, findDocuments } from './query-executor.js';
 import type { Storage } from './storage.js';
 import { createIndex, deleteMatching, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
 
+const ONE: FindOptions = { limit: 1 };
+
 /** What a collection needs from the store: snapshot reads and serialized, atomic writes. */
 export interface Engine {
   read<R>(work: (storage: Storage) => R): Promise<R>;
@@ -29,9 +31,8 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
     private readonly engine: Engine,
   ) {}
 
-  async findOne(filter: Filter): Promise<T | null> {
-    const [doc] = await this.find(filter, { limit: 1 });
-    return doc ?? null;
+  findOne(filter: Filter): Promise<T | null> {
+    return this.engine.read((s) => (findDocuments(s, this.name, filter, ONE)[0] as T | undefined) ?? null);
   }
 
   find(filter: Filter, options?: FindOptions): Promise<T[]> {

@@ -92,7 +92,20 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   private async commit<R>(work: (storage: Storage) => R, durable: boolean): Promise<R> {
-    const result = await this.root.transaction(() => this.root.transactionSync(() => work(this.storage)));
+    let written: string[] = [];
+    let result: R;
+    try {
+      result = await this.root.transaction(() => {
+        try {
+          return this.root.transactionSync(() => work(this.storage));
+        } finally {
+          written = this.storage.takeWritten();
+        }
+      });
+    } finally {
+      // lmdb renews its read snapshot before it resolves a commit, so from here on reads see it.
+      this.storage.settle(written);
+    }
     // With overlappingSync a commit resolves before its fsync; `flushed` waits for the fsync.
     if (durable) await this.root.flushed;
     return result;

@@ -54,18 +54,19 @@ function find(
   options: FindOptions,
   stats: Stats,
 ): { plan: Plan; docs: Document[] } {
-  const plan = planQuery(filter, options.sort, storage.catalog.ready(collection));
   const skip = Math.max(0, options.skip ?? 0);
   // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
   const limit = options.limit ? Math.abs(options.limit) : Infinity;
 
   // The hottest query of all (every authenticated request loads its instance): `{_id: "..."}`.
-  // The key lookup is the whole match, so no query engine is compiled for it.
+  // The key lookup is the whole match, so neither a plan nor a query engine is built for it.
   const id = soleId(filter);
   if (id !== undefined) {
     const doc = skip === 0 ? fetch(storage, collection, id, stats) : undefined;
-    return { plan, docs: doc ? [doc] : [] };
+    return { plan: ID_PLAN, docs: doc ? [doc] : [] };
   }
+
+  const plan = planQuery(filter, options.sort, storage.catalog.ready(collection));
 
   if (plan.ordered && plan.covered && plan.kind === 'index' && plan.ranges.length === 1) {
     const ids = storage.scanIndex(plan.ranges[0] as KeyRange, plan.reverse, skip, Number.isFinite(limit) ? limit : undefined);
@@ -89,6 +90,8 @@ function find(
   const sorted = options.sort ? sortDocuments(matches, options.sort) : matches;
   return { plan, docs: sorted.slice(skip, skip + limit) };
 }
+
+const ID_PLAN: Plan = { kind: 'ids', ids: [], ordered: true, covered: false };
 
 function soleId(filter: Filter): string | undefined {
   let id: unknown;
