@@ -25,7 +25,14 @@ export function dispatchByShape(routes: readonly AnyRoute[], build: (routes: Any
   };
 }
 
+/** Method, number of segments and first segment; read without splitting (this runs per request). */
 function shapeOf(method: string, path: string): string {
-  const segments = path.split('/');
-  return `${method} ${segments.length} ${segments[1] ?? ''}`;
+  let segments = 1;
+  let firstEnd = -1;
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
+    segments++;
+    if (segments === 3) firstEnd = i;
+  }
+  const first = segments < 2 ? '' : path.slice(path.indexOf('/') + 1, firstEnd === -1 ? path.length : firstEnd);
+  return `${method} ${segments} ${first}`;
 }

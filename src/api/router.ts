@@ -6,6 +6,9 @@ import type { Authenticator } from './auth/authenticate.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { Validator } from './validation.js';
 
+/** What a route without a query schema receives as its query. */
+const NO_INPUT = Object.freeze({});
+
 /** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
 export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number): Router {
   const router = new Router();
@@ -32,7 +35,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       if (takesBody) await parser(ctx, async () => undefined);
       const input = {
         body: body ? body.parse(ctx.request.body ?? {}) : undefined,
-        query: query ? query.parse({ ...ctx.query }) : {},
+        query: query ? query.parse({ ...ctx.query }) : NO_INPUT,
         params: params ? params.parse({ ...ctx.params }) : { ...ctx.params },
         principal: principal as Principal,
         instance,

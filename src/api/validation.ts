@@ -6,16 +6,20 @@ import { DomainError, type ErrorDetail } from '../domain/errors.js';
 /** A compiled checker that answers 400 naming the first problem of each field. */
 export class Validator<T extends TSchema> {
   private readonly check: TypeCheck<T>;
+  /** Without defaults anywhere in the schema, a value that already checks is used as it came. */
+  private readonly hasDefaults: boolean;
 
   constructor(
     private readonly schema: T,
     private readonly where: 'body' | 'query' | 'params',
   ) {
     this.check = TypeCompiler.Compile(schema);
+    this.hasDefaults = declaresDefault(schema);
   }
 
   /** Query strings and path params arrive as text: convert to the schema's types first. */
   parse(value: unknown): unknown {
+    if (!this.hasDefaults && this.check.Check(value)) return this.where === 'body' ? structuredCloneSafe(value) : value;
     const notInteger = this.where === 'body' ? [] : this.nonIntegerText(value);
     const withDefaults = this.withDefaults(value);
     if (notInteger.length === 0 && this.check.Check(withDefaults)) return withDefaults;
@@ -57,6 +61,12 @@ export class Validator<T extends TSchema> {
       return value;
     }
   }
+}
+
+function declaresDefault(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  if ('default' in schema) return true;
+  return Object.values(schema).some(declaresDefault);
 }
 
 function fieldName(where: string, path: string, schema: TSchema, value: unknown): string {

@@ -23,6 +23,8 @@ export class Authenticator {
    * secret), so which account it names can be remembered. Bounded; only hits are kept.
    */
   private readonly clientTokenOwners = new Map<string, string>();
+  /** Hashes of instance tokens seen lately: hashing cost more than the rest of the check. */
+  private readonly instanceTokenHashes = new Map<string, string>();
 
   constructor(
     private readonly jwt: JwtIssuer,
@@ -38,7 +40,8 @@ export class Authenticator {
     const clientToken = ctx.get('x-client-token');
 
     if (bearer !== null) {
-      const accountId = await this.jwt.verify(bearer, this.clock.now());
+      const now = this.clock.now();
+      const accountId = this.jwt.known(bearer, now) ?? (await this.jwt.verify(bearer, now));
       if (!accountId) throw unauthorized('invalid or expired access token');
       const principal: Principal = { accountId, via: 'jwt' };
       if (instanceId === undefined) return { principal };
@@ -64,10 +67,19 @@ export class Authenticator {
     if (instanceId === undefined) throw new DomainError('unauthorized', 'this route requires Authorization: Bearer <JWT>');
     const instance = await this.instances.byId(instanceId);
     if (!instance) throw notFound('instance not found');
-    if (!sameHash(tokenHash(instanceToken), instance.token_hash)) throw mismatch();
-    const owner = await this.ownerOfClientToken(clientToken);
+    if (!sameHash(this.hashOfInstanceToken(instanceToken), instance.token_hash)) throw mismatch();
+    const owner = this.clientTokenOwners.get(clientToken) ?? (await this.ownerOfClientToken(clientToken));
     if (owner === null || owner !== instance.account_id) throw mismatch();
     return { principal: { accountId: owner, via: 'instance_token' }, instance };
+  }
+
+  private hashOfInstanceToken(token: string): string {
+    let hash = this.instanceTokenHashes.get(token);
+    if (hash === undefined) {
+      hash = tokenHash(token);
+      remember(this.instanceTokenHashes, token, hash);
+    }
+    return hash;
   }
 
   private async ownerOfClientToken(clientToken: string): Promise<string | null> {
@@ -75,13 +87,18 @@ export class Authenticator {
     if (known !== undefined) return known;
     const account = await this.accounts.byClientToken(clientToken);
     if (!account) return null;
-    if (this.clientTokenOwners.size >= 10_000) {
-      const oldest = this.clientTokenOwners.keys().next().value;
-      if (oldest !== undefined) this.clientTokenOwners.delete(oldest);
-    }
-    this.clientTokenOwners.set(clientToken, account._id);
+    remember(this.clientTokenOwners, clientToken, account._id);
     return account._id;
   }
+}
+
+/** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
+function remember(map: Map<string, string>, key: string, value: string): void {
+  if (map.size >= 10_000) {
+    const oldest = map.keys().next().value;
+    if (oldest !== undefined) map.delete(oldest);
+  }
+  map.set(key, value);
 }
 
 function bearerToken(header: string): string | null {

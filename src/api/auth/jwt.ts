@@ -36,15 +36,22 @@ export class JwtIssuer {
     return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds };
   }
 
+  /**
+   * The answer for a token verified before, without waiting: the account id, null once it has
+   * expired, undefined when the token was never verified here (then call `verify`).
+   */
+  known(token: string, now: Date): string | null | undefined {
+    const known = this.verified.get(token);
+    if (!known) return undefined;
+    if (known.exp > Math.floor(now.getTime() / 1000)) return known.sub;
+    this.verified.delete(token);
+    return null;
+  }
+
   /** The account id, or null for any token that is not ours, altered or expired. */
   async verify(token: string, now: Date): Promise<string | null> {
-    const nowSeconds = Math.floor(now.getTime() / 1000);
-    const known = this.verified.get(token);
-    if (known) {
-      if (known.exp > nowSeconds) return known.sub;
-      this.verified.delete(token);
-      return null;
-    }
+    const known = this.known(token, now);
+    if (known !== undefined) return known;
     try {
       const { payload } = await jwtVerify(token, await this.cryptoKey, {
         algorithms: ['HS256'],
