@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChild } from './child.js';
-import { report } from './lib.js';
 import { load } from './load.js';
+import { compareInterleaved } from './rounds.js';
 
-const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 4000);
+const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 8000);
+const ROUNDS = 8;
 
 async function json(origin: string, method: string, path: string, body?: unknown, token?: string) {
   const res = await fetch(origin + path, {
@@ -31,25 +32,23 @@ export async function benchHttp(): Promise<void> {
 
     const bare = await startChild('bench/fixtures/bare-koa.ts', { BENCH_BODY: JSON.stringify(answer) });
     try {
+      const jwtHeaders = { authorization: `Bearer ${jwt}` };
+      const pairHeaders = { 'x-instance-token': instance.token as string, 'x-client-token': signup.client_token as string };
       // Warm both up so JIT and connection set-up do not count.
       await load(bare.origin, path, {}, 500);
-      await load(o, path, { authorization: `Bearer ${jwt}` }, 500);
-      const base = await load(bare.origin, path, {}, DURATION_MS);
-      const gw = await load(o, path, { authorization: `Bearer ${jwt}` }, DURATION_MS);
-      const pair = await load(o, path, { 'x-instance-token': instance.token as string, 'x-client-token': signup.client_token as string }, DURATION_MS);
-      if (gw.errors + pair.errors + base.errors > 0) throw new Error(`errors during load: ${gw.errors} ${pair.errors} ${base.errors}`);
-      report({ name: 'http bare Koa GET (baseline)', value: base.perSecond, unit: 'req/s' });
-      for (const [name, r] of [['GET /instances/{id} with JWT', gw], ['GET /instances/{id} with token pair', pair]] as const) {
-        report({
-          name: `http ${name}`,
-          value: r.perSecond,
-          unit: 'req/s',
-          baseline: { name: 'bare Koa', value: base.perSecond },
-          target: '>= 0.5x',
-          met: r.perSecond >= 0.5 * base.perSecond,
-        });
-        report({ name: `http ${name} latency p50/p99`, value: r.p50ms, unit: `ms p50, ${r.p99ms.toFixed(2)} ms p99` });
-      }
+      await load(o, path, jwtHeaders, 500);
+      await load(o, path, pairHeaders, 500);
+      await compareInterleaved({
+        label: 'http',
+        baseline: { name: 'bare Koa GET', run: (ms) => load(bare.origin, path, {}, ms) },
+        contenders: [
+          { name: 'GET /instances/{id} with JWT', run: (ms) => load(o, path, jwtHeaders, ms) },
+          { name: 'GET /instances/{id} with token pair', run: (ms) => load(o, path, pairHeaders, ms) },
+        ],
+        durationMs: DURATION_MS,
+        rounds: ROUNDS,
+        target: 0.5,
+      });
     } finally {
       await bare.stop();
     }

@@ -6,6 +6,7 @@ import { MediaDownloader } from '../src/media/media-downloader.js';
 import type { MediaRequest } from '../src/media/media-request.js';
 import { MediaSource } from '../src/media/media-source.js';
 import { report } from './lib.js';
+import { median } from './rounds.js';
 
 /**
  * Media download throughput for a 20 MB video: fetch over HTTP, verify the MAC and both hashes,
@@ -29,11 +30,6 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
 parentPort.on('message', () => server.close(() => process.exit(0)));
 `;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
-}
 
 export async function benchMedia(): Promise<void> {
   const plain = randomBytes(SIZE);

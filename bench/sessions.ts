@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startChild } from './child.js';
 import { report } from './lib.js';
 import { load } from './load.js';
+import { compareInterleaved } from './rounds.js';
 
 /**
  * Sessions: (a) memory per idle connected sandbox session with 1,000 of them in one gateway
@@ -20,19 +21,13 @@ import { load } from './load.js';
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 1000);
 const CONCURRENCY = 25;
 const MEMORY_TARGET_BYTES = 200 * 1024;
-const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 4000);
+const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 8000);
 const ROUNDS = 8;
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MEMORY_CHILD = 'BENCH_SESSIONS_MEMORY_CHILD';
 
 type Json = Record<string, unknown>;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 async function call(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Json> {
   const res = await fetch(origin + path, {
@@ -196,46 +191,17 @@ async function benchStatus(): Promise<void> {
       await load(bare.origin, barePath, {}, 500);
       await load(o, path, acc.auth, 500);
       await load(o, path, pairHeaders, 500);
-      // Interleaved short rounds, ratios taken within a round: on a shared machine the load of
-      // other processes drifts over seconds, and back-to-back runs would compare different moments.
-      const rounds = { bare: [] as number[], jwt: [] as number[], pair: [] as number[], jwtRatio: [] as number[], pairRatio: [] as number[] };
-      const p99 = { jwt: [] as number[], pair: [] as number[] };
-      for (let i = 0; i < ROUNDS; i++) {
-        const window = DURATION_MS / ROUNDS;
-        const base = await load(bare.origin, barePath, {}, window);
-        const jwt = await load(o, path, acc.auth, window);
-        const pair = await load(o, path, pairHeaders, window);
-        if (base.errors + jwt.errors + pair.errors > 0) throw new Error(`errors during load: ${base.errors} ${jwt.errors} ${pair.errors}`);
-        rounds.bare.push(base.perSecond);
-        rounds.jwt.push(jwt.perSecond);
-        rounds.pair.push(pair.perSecond);
-        rounds.jwtRatio.push(jwt.perSecond / base.perSecond);
-        rounds.pairRatio.push(pair.perSecond / base.perSecond);
-        p99.jwt.push(jwt.p99ms);
-        p99.pair.push(pair.p99ms);
-      }
-      const bareRate = median(rounds.bare);
-      report({ name: `http bare Koa GET, same session status JSON (baseline, median of ${ROUNDS} rounds)`, value: bareRate, unit: 'req/s' });
-      for (const [name, rates, ratios, tail] of [
-        ['with JWT', rounds.jwt, rounds.jwtRatio, p99.jwt],
-        ['with token pair', rounds.pair, rounds.pairRatio, p99.pair],
-      ] as const) {
-        const ratio = median(ratios);
-        report({
-          name: `http GET /instances/{id}/session/status (connected) ${name}, median of ${ROUNDS} interleaved rounds`,
-          // Shown as the baseline times the median in-round ratio, so the printed ratio is that median.
-          value: ratio * bareRate,
-          unit: 'req/s',
-          baseline: { name: 'bare Koa', value: bareRate },
-          target: '>= 0.5x',
-          met: ratio >= 0.5,
-        });
-        report({
-          name: `http GET session/status ${name} per round`,
-          value: median(rates),
-          unit: `req/s median; ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}; p99 median ${median([...tail]).toFixed(2)} ms`,
-        });
-      }
+      await compareInterleaved({
+        label: 'http',
+        baseline: { name: 'bare Koa GET, same session status JSON', run: (ms) => load(bare.origin, barePath, {}, ms) },
+        contenders: [
+          { name: 'GET /instances/{id}/session/status (connected) with JWT', run: (ms) => load(o, path, acc.auth, ms) },
+          { name: 'GET /instances/{id}/session/status (connected) with token pair', run: (ms) => load(o, path, pairHeaders, ms) },
+        ],
+        durationMs: DURATION_MS,
+        rounds: ROUNDS,
+        target: 0.5,
+      });
     } finally {
       await bare.stop();
     }
