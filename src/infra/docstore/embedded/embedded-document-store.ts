@@ -96,9 +96,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
     let result: R;
     try {
       result = await this.root.transaction(() => {
+        this.storage.writing = true;
         try {
           return this.root.transactionSync(() => work(this.storage));
         } finally {
+          this.storage.writing = false;
           written = this.storage.takeWritten();
         }
       });

@@ -3,6 +3,7 @@ import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
 import { KeyBuilder, successor } from './key-codec.js';
+import { pathValues } from './paths.js';
 
 /** A half-open key range [start, end); end undefined means "to the end of the database". */
 export interface KeyRange {
@@ -35,6 +36,8 @@ export class Storage {
   private readonly decoded = new Map<string, CachedDoc>();
   private readonly unsettled = new Map<string, number>();
   private written: string[] = [];
+  /** Set by the store while a write transaction runs its work. */
+  writing = false;
 
   constructor(
     private readonly docs: Database<Document, Buffer>,
@@ -47,7 +50,8 @@ export class Storage {
     const cached = this.decoded.get(cacheKey);
     if (cached !== undefined) return copyCached(cached);
     const doc = this.docs.get(docKey(collection, id));
-    if (doc === undefined || this.unsettled.has(cacheKey)) return doc;
+    // A writer reads what it is about to replace: caching that would be wasted work.
+    if (doc === undefined || this.writing || this.unsettled.has(cacheKey)) return doc;
     if (this.decoded.size >= CACHED_DOCS) {
       const oldest = this.decoded.keys().next().value;
       if (oldest !== undefined) this.decoded.delete(oldest);
@@ -135,6 +139,8 @@ export class Storage {
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
     for (const def of this.catalog.all(collection)) {
+      // Most updates leave the indexed fields alone: then the entries are the same keys.
+      if (before && after && def.keys.every(([path]) => identical(pathValues(before, path).values, pathValues(after, path).values))) continue;
       const old = before ? indexEntries(def, before) : NO_ENTRIES;
       const next = after ? indexEntries(def, after) : NO_ENTRIES;
       const oldKeys = new Set(old.entries.map((e) => e.key.toString('hex')));
@@ -169,6 +175,19 @@ function copyCached({ doc, nested }: CachedDoc): Document {
   const copy = { ...doc };
   for (const key of nested) copy[key] = copyValue(doc[key]);
   return copy;
+}
+
+/** Strictly the same value (same types, same bytes): index keys built from both would be equal. */
+function identical(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => identical(v, b[i]));
+  if (a instanceof Date) return b instanceof Date && Object.is(a.getTime(), b.getTime());
+  if (ArrayBuffer.isView(a)) return ArrayBuffer.isView(b) && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  if (Array.isArray(b) || b instanceof Date || ArrayBuffer.isView(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** A deep copy of what msgpack decodes: plain objects, arrays, dates, byte arrays, scalars. */

@@ -9,9 +9,14 @@ import { compareValues } from './value-order.js';
 export function assertUpdate(update: Update): void {
   const operators = Object.keys(update);
   if (operators.length === 0) throw new TypeError('update document must contain update operators');
+  const paths = new Set<string>();
   for (const op of operators) {
     if (!op.startsWith('$')) throw new TypeError(`update document requires operators, found field ${op}`);
     if (!isPlainObject(update[op])) throw new TypeError(`update operator ${op} takes an object`);
+    for (const path of Object.keys(update[op] as object)) {
+      if (paths.has(path)) throw new TypeError(`Updating the path '${path}' would create a conflict at '${path}'`);
+      paths.add(path);
+    }
   }
 }
 
@@ -28,9 +33,64 @@ export function assertReplacement(doc: Document): void {
 export function applyUpdate(doc: Document, update: Update): { doc: Document; changed: boolean } {
   const { operators, id } = extractId(update, false);
   if (id !== undefined && id !== doc._id) throw immutableId();
+  const simple = applySimple(doc, operators);
+  if (simple) return simple;
   const next = applyOperators(doc, operators, false) as Document;
   if (next._id !== doc._id) throw immutableId();
   return { doc: next, changed: compareValues(doc, next) !== 0 };
+}
+
+/**
+ * The updates projections write all day: $set, $unset and numeric $inc of top-level fields.
+ * Applied here directly, they cost a fraction of mingo's, which assembles its whole operator
+ * table on every call. Anything else (dotted paths, other operators, $inc on a non-number)
+ * answers undefined and goes through mingo, which has MongoDB's semantics and errors.
+ */
+function applySimple(doc: Document, update: Update): { doc: Document; changed: boolean } | undefined {
+  for (const op in update) {
+    if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return undefined;
+    const fields = update[op] as Record<string, unknown>;
+    for (const field in fields) {
+      if (field === '' || field.includes('.') || field.startsWith('$')) return undefined;
+      // mingo skips these silently; MongoDB refuses them, and so does this store.
+      if (op === '$inc' && typeof fields[field] !== 'number') throw new TypeError(`Cannot increment with non-numeric argument: {${field}: ${JSON.stringify(fields[field])}}`);
+      if (op === '$inc' && field in doc && typeof doc[field] !== 'number') throw new TypeError(`Cannot apply $inc to a value of non-numeric type: ${field}`);
+    }
+  }
+  const next: Document = { ...doc };
+  let changed = false;
+  const set = update.$set as Record<string, unknown> | undefined;
+  for (const field in set) {
+    const value = set[field];
+    if (!(field in next) || compareValues(next[field], value) !== 0 || !sameType(next[field], value)) changed = true;
+    next[field] = value;
+  }
+  const unset = update.$unset as Record<string, unknown> | undefined;
+  for (const field in unset) {
+    if (field in next) {
+      delete next[field];
+      changed = true;
+    }
+  }
+  const inc = update.$inc as Record<string, number> | undefined;
+  for (const field in inc) {
+    const by = inc[field] as number;
+    if (!(field in next)) {
+      next[field] = by;
+      changed = true;
+    } else if (by !== 0) {
+      next[field] = (next[field] as number) + by;
+      changed = true;
+    }
+  }
+  return { doc: next, changed };
+}
+
+/** compareValues ranks some types together (numbers, say); a change of type is still a change. */
+function sameType(a: unknown, b: unknown): boolean {
+  if (typeof a !== typeof b) return false;
+  if (typeof a !== 'object' || a === null || b === null) return a === null ? b === null : true;
+  return Array.isArray(a) === Array.isArray(b) && a instanceof Date === b instanceof Date && a instanceof Uint8Array === b instanceof Uint8Array;
 }
 
 /**

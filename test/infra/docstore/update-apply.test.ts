@@ -1,0 +1,97 @@
+import { expect } from 'chai';
+import { update as mingoUpdate } from 'mingo';
+import type { Modifier } from 'mingo/updater';
+import { applyUpdate, assertUpdate } from '../../../src/infra/docstore/embedded/update-apply.js';
+import { compareValues } from '../../../src/infra/docstore/embedded/value-order.js';
+import type { Document, Update } from '../../../src/infra/docstore/port.js';
+
+/** A small deterministic generator, so a failure names the seed that shows it. */
+function generator(seed: number) {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
+  const value = (depth = 0): unknown =>
+    pick([
+      () => Math.floor(next() * 5) - 2,
+      () => next() * 10,
+      () => pick(['', 'a', 'b', 'ü']),
+      () => next() < 0.5,
+      () => null,
+      () => new Date(Math.floor(next() * 3) * 1000),
+      () => (depth > 1 ? 1 : [value(depth + 1), value(depth + 1)]),
+      () => (depth > 1 ? 'x' : { k: value(depth + 1) }),
+    ])();
+  return { next, pick, value };
+}
+
+const FIELDS = ['a', 'b', 'c', 'd'] as const;
+
+/** What the generic path computes: mingo applies the operators to a copy; changed is any difference. */
+function reference(doc: Document, update: Update): { doc: Document; changed: boolean } {
+  // mingo skips $inc on a non-number silently; MongoDB refuses it.
+  for (const field of Object.keys(update.$inc ?? {})) {
+    if (field in doc && typeof doc[field] !== 'number') throw new TypeError('Cannot apply $inc to a value of non-numeric type');
+  }
+  const next = structuredClone(doc);
+  const { $setOnInsert: _ignored, ...operators } = update;
+  if (Object.keys(operators).length > 0) mingoUpdate(next, operators as Modifier<Record<string, unknown>>);
+  return { doc: next, changed: compareValues(doc, next) !== 0 };
+}
+
+describe('update application (the fast path for top-level $set, $unset, $inc)', () => {
+  it('computes what mingo computes, field order and the changed flag included, on random updates', () => {
+    for (let seed = 1; seed <= 3000; seed++) {
+      const g = generator(seed);
+      const doc: Document = { _id: 'd' };
+      for (const f of FIELDS) if (g.next() < 0.6) doc[f] = g.value();
+      const update: Update = {};
+      const used = new Set<string>();
+      for (const op of ['$set', '$unset', '$inc', '$setOnInsert'] as const) {
+        if (g.next() < 0.5) continue;
+        const fields: Record<string, unknown> = {};
+        for (const f of FIELDS) {
+          if (g.next() < 0.5 || used.has(f)) continue;
+          used.add(f);
+          fields[f] = op === '$inc' ? g.pick([0, 1, -2, 2.5]) : op === '$unset' ? '' : g.value();
+        }
+        update[op] = fields;
+      }
+      if (Object.keys(update).length === 0) update.$set = { a: g.value() };
+      let expected: { doc: Document; changed: boolean } | Error;
+      try {
+        expected = reference(doc, update);
+      } catch (err) {
+        expected = err as Error;
+      }
+      let actual: { doc: Document; changed: boolean } | Error;
+      try {
+        actual = applyUpdate(structuredClone(doc), update);
+      } catch (err) {
+        actual = err as Error;
+      }
+      const context = `seed ${seed}: ${JSON.stringify(doc)} ${JSON.stringify(update)}`;
+      if (expected instanceof Error) {
+        expect(actual, context).to.be.instanceOf(Error);
+        continue;
+      }
+      expect(actual, context).not.to.be.instanceOf(Error);
+      const got = actual as { doc: Document; changed: boolean };
+      expect(Object.keys(got.doc), context).to.deep.equal(Object.keys(expected.doc));
+      expect(got.doc, context).to.deep.equal(expected.doc);
+      expect(got.changed, context).to.equal(expected.changed);
+    }
+  });
+
+  it('leaves the document it was given unchanged', () => {
+    const doc: Document = { _id: 'd', n: 1, o: { k: 1 } };
+    const { doc: next } = applyUpdate(doc, { $set: { o: { k: 2 } }, $inc: { n: 1 }, $unset: { gone: '' } });
+    expect(doc).to.deep.equal({ _id: 'd', n: 1, o: { k: 1 } });
+    expect(next).to.deep.equal({ _id: 'd', n: 2, o: { k: 2 } });
+  });
+
+  it('refuses $inc on a non-number and two operators on one field, as MongoDB does', () => {
+    expect(() => applyUpdate({ _id: 'd', s: 'text' }, { $inc: { s: 1 } })).to.throw(/non-numeric type/);
+    expect(() => applyUpdate({ _id: 'd', n: 1 }, { $inc: { n: 'one' } })).to.throw(/non-numeric argument/);
+    expect(() => assertUpdate({ $set: { n: 2 }, $inc: { n: 1 } })).to.throw(/conflict at 'n'/);
+  });
+});
