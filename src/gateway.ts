@@ -43,7 +43,7 @@ import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
-import { createWebhooks } from './webhooks/index.js';
+import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
 
 export const VERSION = '1.0.0';
 
@@ -51,6 +51,8 @@ export interface GatewayOptions {
   clock?: Clock;
   ids?: IdGenerator;
   logger?: Logger;
+  /** Webhook knobs with production defaults (tests shorten the retention sweep interval). */
+  webhooks?: WebhookTuning;
 }
 
 export interface Gateway {
@@ -72,7 +74,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
-  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries: new InstanceQueries(backends.docs) });
+  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries: new InstanceQueries(backends.docs) }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,

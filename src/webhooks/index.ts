@@ -15,6 +15,7 @@ import type { Projection } from '../projections/projection.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
+import { RetentionSweeper } from './deliveries/retention.js';
 import { DeliveryLog } from './delivery-log.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { Sender } from './dispatch/sender.js';
@@ -44,18 +45,24 @@ export interface WebhookTuning {
   timeoutMs?: number;
   /** The jitter source, in [0, 1). */
   random?: () => number;
+  /** Between retention sweeps of the delivery log. */
+  retentionIntervalMs?: number;
+  /** Deliveries read or removed per store call during a retention sweep. */
+  retentionBatch?: number;
 }
 
 export interface Webhooks {
   projections: Projection[];
   routes: AnyRoute[];
   openApiExtras: OpenApiExtras;
-  /** Starts the dispatcher; call after the projections started. */
+  /** Starts the dispatcher and the retention sweeps; call after the projections started. */
   start(): Promise<void>;
-  /** Stops the dispatcher: in-flight attempts finish or stay pending; nothing is lost. */
+  /** Stops the retention sweeps and the dispatcher: in-flight attempts finish or stay pending; nothing is lost. */
   stop(): Promise<void>;
   /** For tests: wake the retry queues after moving a fake clock; count work not yet settled. */
   dispatcher: Pick<Dispatcher, 'poke' | 'busy'>;
+  /** For tests: sweep expired deliveries now, after moving a fake clock. */
+  retention: Pick<RetentionSweeper, 'sweep'>;
 }
 
 export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): Webhooks {
@@ -105,17 +112,31 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   });
   const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice));
   const log = new DeliveryLog(repo, (delivery) => dispatcher.retryByHand(delivery));
+  const retention = new RetentionSweeper({
+    repo,
+    clock,
+    logger,
+    retentionDays: config.SESSION_RETENTION_DAYS,
+    // Retention is counted in days: a few minutes late is nothing, and idle sweeps stay rare.
+    intervalMs: tuning.retentionIntervalMs ?? 5 * 60_000,
+    batch: tuning.retentionBatch ?? 200,
+  });
   let stopped: Promise<void> | undefined;
   return {
     projections: [reactor],
     routes: webhookDeliveryRoutes(log),
     openApiExtras: webhookOpenApi(),
-    start: () => dispatcher.start(),
+    start: async () => {
+      await dispatcher.start();
+      retention.start();
+    },
     stop: () =>
       (stopped ??= (async () => {
+        await retention.stop();
         await dispatcher.stop();
         await agent.close();
       })()),
     dispatcher,
+    retention,
   };
 }

@@ -1,6 +1,13 @@
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
-import { DELIVERIES, HOOKS, STATES_OF, type DeliveryDoc, type DeliveryStatus, type HookDoc } from './documents.js';
-import { saveOp } from './outcomes.js';
+import {
+  DELIVERIES,
+  HOOKS,
+  STATES_OF,
+  type DeliveryDoc,
+  type DeliveryStatus,
+  type FinalState,
+  type HookDoc,
+} from './documents.js';
 
 /** Hosts that may have retrying deliveries, so a restart knows which retry queues to read. */
 export const RETRY_HOSTS = 'webhook_retry_hosts';
@@ -51,6 +58,19 @@ export class DeliveryRepo {
     return true;
   }
 
+  /** One instance's deliveries in a final state, lowest seq (oldest) first; the 'lane' index answers it. */
+  oldestFinal(instanceId: string, state: FinalState, limit: number): Promise<DeliveryDoc[]> {
+    return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId, state }, { sort: { seq: 1 }, limit });
+  }
+
+  /**
+   * Removes these deliveries if they are still in `state`, checked inside the write: one retried
+   * by hand since it was read is pending again and stays.
+   */
+  removeIfStill(ids: string[], state: FinalState): Promise<number> {
+    return this.docs.collection<DeliveryDoc>(DELIVERIES).deleteMany({ _id: { $in: ids }, state });
+  }
+
   async page(instanceId: string, status: DeliveryStatus | undefined, page: number, size: number) {
     const filter: Filter = { instance_id: instanceId };
     if (status) filter.state = STATES_OF[status].length === 1 ? STATES_OF[status][0] : { $in: STATES_OF[status] };
@@ -62,8 +82,15 @@ export class DeliveryRepo {
     return { total, items };
   }
 
-  /** Writes a delivery changed by hand, with the host registered for the retry queues. */
+  /**
+   * Writes a delivery changed by hand, with the host registered for the retry queues. An upsert:
+   * the retention sweep may have removed it since it was read, and a retry already answered
+   * "pending" must still happen (once final again, it is swept again).
+   */
   async save(delivery: DeliveryDoc): Promise<void> {
-    await this.docs.batch([saveOp(delivery), registerRetryHost(delivery.host)]);
+    await this.docs.batch([
+      { collection: DELIVERIES, op: 'replaceOne', filter: { _id: delivery._id }, doc: delivery, upsert: true },
+      registerRetryHost(delivery.host),
+    ]);
   }
 }

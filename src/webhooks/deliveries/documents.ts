@@ -13,6 +13,10 @@ export const HOOKS = 'webhook_hooks';
 export type DeliveryState = 'queued' | 'retrying' | 'delivered' | 'failed';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
+/** The states nobody will attempt again on their own: what retention may remove. */
+export const FINAL_STATES = ['delivered', 'failed'] as const satisfies readonly DeliveryState[];
+export type FinalState = (typeof FINAL_STATES)[number];
+
 export const statusOf = (state: DeliveryState): DeliveryStatus =>
   state === 'queued' || state === 'retrying' ? 'pending' : state;
 
@@ -70,7 +74,9 @@ export const deliveryId = (eventId: string) => `evt_${eventId.replace(/-/g, '').
  */
 export async function ensureDeliveryIndexes(docs: DocumentStore): Promise<void> {
   const deliveries = docs.collection(DELIVERIES);
-  // First attempts (one instance's queued deliveries in seq order), and the log by state.
+  // First attempts (one instance's queued deliveries in seq order), the log by state, and
+  // retention (one instance's final deliveries, oldest first): a sweep adds no index of its own,
+  // so the hot writes pay nothing for it.
   await deliveries.createIndex({ name: 'lane', keys: { instance_id: 1, state: 1, seq: 1 } });
   // Retries: one host's retrying deliveries by due time.
   await deliveries.createIndex({ name: 'retry_due', keys: { retry_host: 1, due_ms: 1 } });

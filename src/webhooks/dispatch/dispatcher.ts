@@ -157,8 +157,10 @@ export class Dispatcher {
     if (saved?.state === 'retrying') this.retries.dueAt(saved.host, saved.due_ms);
     if (!this.retryWhenSettled.delete(stub.id)) return;
     void (async () => {
-      const current = await this.options.repo.get(stub.id);
-      if (current) await this.retryByHand(current);
+      // Gone only if the retention sweep removed it once its outcome was final: the retry was
+      // already answered "pending", so it is written again from what this process held.
+      const current = (await this.options.repo.get(stub.id)) ?? saved ?? stub.doc;
+      await this.retryByHand(current);
     })().catch((err: unknown) => this.options.logger.error({ err, deliveryId: stub.id }, 'retry by hand could not be applied'));
   }
 
