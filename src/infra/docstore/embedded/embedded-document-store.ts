@@ -96,11 +96,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
     let result: R;
     try {
       result = await this.root.transaction(() => {
-        this.storage.writing = true;
+        this.storage.beginWrite();
         try {
           return this.root.transactionSync(() => work(this.storage));
         } finally {
-          this.storage.writing = false;
+          this.storage.endWrite();
           written = this.storage.takeWritten();
         }
       });

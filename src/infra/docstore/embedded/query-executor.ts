@@ -1,6 +1,7 @@
 import { Query } from 'mingo';
 import type { Document, Filter, FindOptions } from '../port.js';
 import { planQuery, type Plan } from './query-planner.js';
+import { compileSimpleFilter } from './simple-filter.js';
 import { sortDocuments } from './sort.js';
 import type { KeyRange, Storage } from './storage.js';
 
@@ -28,9 +29,9 @@ export function countDocuments(storage: Storage, collection: string, filter: Fil
   const plan = planQuery(filter, undefined, storage.catalog.ready(collection));
   if (plan.covered && plan.kind === 'scan') return storage.countDocs(collection);
   if (plan.covered && plan.kind === 'index') return plan.ranges.reduce((n, range) => n + storage.countIndex(range), 0);
-  const query = new Query(filter);
+  const query = matcher(filter);
   let n = 0;
-  for (const doc of candidates(storage, collection, plan, { docsExamined: 0 })) if (query.test(doc)) n++;
+  for (const doc of candidates(storage, collection, plan, { docsExamined: 0 })) if (query(doc)) n++;
   return n;
 }
 
@@ -73,12 +74,12 @@ function find(
     return { plan, docs: fetchAll(storage, collection, ids, stats) };
   }
 
-  const query = new Query(filter);
+  const query = matcher(filter);
   if (plan.ordered) {
     const docs: Document[] = [];
     let skipped = 0;
     for (const doc of candidates(storage, collection, plan, stats)) {
-      if (!query.test(doc)) continue;
+      if (!query(doc)) continue;
       if (skipped < skip) skipped++;
       else if (docs.push(doc) >= limit) break;
     }
@@ -86,12 +87,26 @@ function find(
   }
 
   const matches: Document[] = [];
-  for (const doc of candidates(storage, collection, plan, stats)) if (query.test(doc)) matches.push(doc);
+  for (const doc of candidates(storage, collection, plan, stats)) if (query(doc)) matches.push(doc);
   const sorted = options.sort ? sortDocuments(matches, options.sort) : matches;
   return { plan, docs: sorted.slice(skip, skip + limit) };
 }
 
 const ID_PLAN: Plan = { kind: 'ids', ids: [], ordered: true, covered: false };
+
+/** Decides simple filters directly and compiles a mingo query only when one is needed. */
+function matcher(filter: Filter): (doc: Document) => boolean {
+  const simple = compileSimpleFilter(filter);
+  // A filter the simple test does not take is compiled at once, so a malformed one throws even
+  // when nothing matches it.
+  let query = simple ? undefined : new Query(filter);
+  return (doc) => {
+    const verdict = simple?.(doc);
+    if (verdict !== undefined) return verdict;
+    query ??= new Query(filter);
+    return query.test(doc);
+  };
+}
 
 function soleId(filter: Filter): string | undefined {
   let id: unknown;

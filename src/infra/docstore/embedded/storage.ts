@@ -36,8 +36,13 @@ export class Storage {
   private readonly decoded = new Map<string, CachedDoc>();
   private readonly unsettled = new Map<string, number>();
   private written: string[] = [];
-  /** Set by the store while a write transaction runs its work. */
-  writing = false;
+  private writing = false;
+  /**
+   * What the running write transaction has written, by cache key (null: removed). A batch often
+   * writes one document several times; later operations read it here instead of decoding it
+   * again. Write operations never change a document they read, so it is handed out as is.
+   */
+  private readonly ownWrites = new Map<string, Document | null>();
 
   constructor(
     private readonly docs: Database<Document, Buffer>,
@@ -45,8 +50,22 @@ export class Storage {
     readonly catalog: IndexCatalog,
   ) {}
 
+  /** The store calls these around the work of each write transaction. */
+  beginWrite(): void {
+    this.writing = true;
+  }
+
+  endWrite(): void {
+    this.writing = false;
+    this.ownWrites.clear();
+  }
+
   getDoc(collection: string, id: string): Document | undefined {
     const cacheKey = `${collection}\0${id}`;
+    if (this.writing) {
+      const own = this.ownWrites.get(cacheKey);
+      if (own !== undefined) return own ?? undefined;
+    }
     const cached = this.decoded.get(cacheKey);
     if (cached !== undefined) return copyCached(cached);
     const doc = this.docs.get(docKey(collection, id));
@@ -103,19 +122,19 @@ export class Storage {
   insertDoc(collection: string, doc: Document): void {
     const key = docKey(collection, doc._id);
     if (this.docs.doesExist(key)) throw new DuplicateKeyError(collection, doc._id);
-    this.unsettle(collection, doc._id);
+    this.unsettle(collection, doc._id, doc);
     this.updateIndexes(collection, doc._id, undefined, doc);
     this.docs.putSync(key, doc);
   }
 
   replaceDoc(collection: string, before: Document, after: Document): void {
-    this.unsettle(collection, after._id);
+    this.unsettle(collection, after._id, after);
     this.updateIndexes(collection, after._id, before, after);
     this.docs.putSync(docKey(collection, after._id), after);
   }
 
   removeDoc(collection: string, doc: Document): void {
-    this.unsettle(collection, doc._id);
+    this.unsettle(collection, doc._id, null);
     this.updateIndexes(collection, doc._id, doc, undefined);
     this.docs.removeSync(docKey(collection, doc._id));
   }
@@ -130,8 +149,9 @@ export class Storage {
     this.catalog.add(def);
   }
 
-  private unsettle(collection: string, id: string): void {
+  private unsettle(collection: string, id: string, written: Document | null): void {
     const cacheKey = `${collection}\0${id}`;
+    if (this.writing) this.ownWrites.set(cacheKey, written);
     this.decoded.delete(cacheKey);
     this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);
     this.written.push(cacheKey);

@@ -1,0 +1,65 @@
+import type { Filter } from '../port.js';
+
+/** true or false when decided here; undefined when the query engine must decide. */
+export type Verdict = boolean | undefined;
+export type SimpleTest = (doc: Record<string, unknown>) => Verdict;
+
+type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: string | number | boolean };
+
+const RANGE_OPS = new Set(['$lt', '$lte', '$gt', '$gte']);
+const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
+
+/**
+ * The filters projections use on every write, `{_id, field: {$lte: n}}` and the like, decided
+ * without compiling a query: top-level fields only, equality with a string, finite number or
+ * boolean, and range comparisons with finite numbers. A document whose field holds anything
+ * else (missing, null, an array, an object, another type) is left to the query engine, which has
+ * MongoDB's rules for those. Answers undefined for any other filter.
+ */
+export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
+  const conditions: [field: string, condition: Condition][] = [];
+  for (const field in filter) {
+    if (field === '' || field.startsWith('$') || field.includes('.')) return undefined;
+    const value = filter[field];
+    if (isScalar(value)) {
+      conditions.push([field, { op: '$eq', operand: value }]);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+    for (const op in value) {
+      const operand = (value as Record<string, unknown>)[op];
+      if (!ALL_OPS.has(op) || !isScalar(operand)) return undefined;
+      if (RANGE_OPS.has(op) && typeof operand !== 'number') return undefined;
+      conditions.push([field, { op: op as Condition['op'], operand }]);
+    }
+  }
+  return (doc) => {
+    for (const [field, { op, operand }] of conditions) {
+      const actual = doc[field];
+      if (typeof actual !== typeof operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
+      if (!holds(op, actual as string | number | boolean, operand)) return false;
+    }
+    return true;
+  };
+}
+
+function holds(op: Condition['op'], a: string | number | boolean, b: string | number | boolean): boolean {
+  switch (op) {
+    case '$eq':
+      return a === b;
+    case '$ne':
+      return a !== b;
+    case '$lt':
+      return a < b;
+    case '$lte':
+      return a <= b;
+    case '$gt':
+      return a > b;
+    case '$gte':
+      return a >= b;
+  }
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}

@@ -1,0 +1,44 @@
+import { expect } from 'chai';
+import { Query } from 'mingo';
+import { compileSimpleFilter } from '../../../src/infra/docstore/embedded/simple-filter.js';
+import type { Filter } from '../../../src/infra/docstore/port.js';
+
+function generator(seed: number) {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
+  return { next, pick };
+}
+
+const VALUES: unknown[] = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false, null, [1, 2], ['a'], { k: 1 }, new Date(1000), NaN];
+const OPERANDS = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false];
+const OPS = ['$eq', '$ne', '$lt', '$lte', '$gt', '$gte'] as const;
+
+describe('simple filters (decided without compiling a query)', () => {
+  it('agree with mingo on every document they decide, over random filters and documents', () => {
+    let decided = 0;
+    for (let seed = 1; seed <= 5000; seed++) {
+      const g = generator(seed);
+      const filter: Filter = { _id: 'd' };
+      for (const field of ['a', 'b']) {
+        if (g.next() < 0.3) continue;
+        if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
+        else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
+      }
+      const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
+      for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+      const test = compileSimpleFilter(filter);
+      const verdict = test?.(doc);
+      if (verdict === undefined) continue;
+      decided++;
+      expect(verdict, `seed ${seed}: ${JSON.stringify(filter)} on ${JSON.stringify(doc)}`).to.equal(new Query(filter).test(doc));
+    }
+    expect(decided).to.be.greaterThan(1000);
+  });
+
+  it('leaves dotted paths, logical and other operators, and non-scalar operands to the query engine', () => {
+    for (const filter of [{ 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
+      expect(compileSimpleFilter(filter as Filter), JSON.stringify(filter)).to.equal(undefined);
+    }
+  });
+});

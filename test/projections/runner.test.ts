@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import type { DocumentStore, WriteOp, WriteOptions } from '../../src/infra/docstore/port.js';
+import { EmbeddedEventStore } from '../../src/infra/eventstore/embedded/embedded-event-store.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { ProjectionRunner } from '../../src/projections/runner.js';
+
+const logger = pino({ level: 'silent' });
+
+/** Counts the batches that reach the store, by the collections they touch. */
+function counting(docs: DocumentStore) {
+  const batches: string[][] = [];
+  const store = Object.create(docs) as DocumentStore;
+  store.batch = (ops: WriteOp[], options?: WriteOptions) => {
+    batches.push(ops.map((op) => op.collection));
+    return docs.batch(ops, options);
+  };
+  return { store, batches };
+}
+
+/** Counts `Tick` events into one document, keyed by event id so a reread changes nothing. */
+const ticks: Projection = {
+  name: 'ticks',
+  eventTypes: new Set(['Tick']),
+  apply: (event) => [{ collection: 'ticks', op: 'replaceOne', filter: { _id: event.id }, doc: { _id: event.id }, upsert: true }],
+};
+/** Reads an event type nobody appends: it only ever moves its checkpoint. */
+const idle: Projection = { name: 'idle', eventTypes: new Set(['Never']), apply: () => [] };
+
+describe('ProjectionRunner', () => {
+  let dir: string;
+  let events: EmbeddedEventStore;
+  let docs: EmbeddedDocumentStore;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-'));
+    events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
+    docs = await EmbeddedDocumentStore.open({ path: join(dir, 'docs') });
+  });
+
+  afterEach(async () => {
+    await events.close();
+    await docs.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const tick = (stream: string) => events.append(stream, [{ id: randomUUID(), type: 'Tick', data: {}, metadata: {} }], 'any');
+  const checkpoint = async (name: string) => (await docs.collection<{ _id: string; position: string }>('checkpoints').findOne({ _id: name }))?.position;
+
+  it('moves a projection that changes nothing without a write per batch, and saves where it is on stop', async () => {
+    const { store, batches } = counting(docs);
+    const runner = new ProjectionRunner(events, store, [ticks, idle], logger);
+    await runner.start();
+    let head = 0n;
+    for (let i = 0; i < 30; i++) {
+      head = (await tick(`s-${i % 3}`)).position;
+      // One event per batch: each is committed before the next is appended.
+      expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    }
+    const idleBatches = batches.filter((b) => b.length === 1 && b[0] === 'checkpoints').length;
+    const tickBatches = batches.filter((b) => b.includes('ticks')).length;
+    expect(tickBatches).to.equal(30);
+    // The first batch writes the idle checkpoint; later ones only once a second has passed.
+    expect(idleBatches).to.be.lessThan(5);
+    expect(runner.position('idle')).to.equal(head);
+    await runner.stop();
+    expect(await checkpoint('idle')).to.equal(head.toString());
+    expect(await checkpoint('ticks')).to.equal(head.toString());
+  });
+
+  it('after a crash (no stop), rereads from the stored checkpoints and reaches the same read model', async () => {
+    const first = new ProjectionRunner(events, docs, [ticks, idle], logger);
+    await first.start();
+    let head = 0n;
+    for (let i = 0; i < 20; i++) head = (await tick('s')).position;
+    expect(await first.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    const storedIdle = BigInt((await checkpoint('idle')) ?? '-1');
+    // A crash: the runner is simply abandoned (its subscriptions end with the test's stores).
+    const second = new ProjectionRunner(events, docs, [ticks, idle], logger);
+    await second.start();
+    expect(second.position('idle')).to.equal(storedIdle);
+    for (let i = 0; i < 5; i++) head = (await tick('s')).position;
+    expect(await second.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    expect(await docs.collection('ticks').count()).to.equal(25);
+    await second.stop();
+    await first.stop();
+  });
+});
