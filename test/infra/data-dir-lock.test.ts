@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataDirInUseError, lockDataDir } from '../../src/infra/data-dir-lock.js';
+import { openBackends } from '../../src/infra/backends.js';
+import { loadConfig } from '../../src/infra/config/config.js';
+
+describe('DATA_DIR lock (one gateway process per data directory)', function () {
+  this.timeout(30_000);
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'datadir-lock-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a second opening of the embedded stores until the first is closed', async () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    const first = await openBackends(config);
+    const error = await openBackends(config).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(DataDirInUseError);
+    await first.close();
+    const again = await openBackends(config);
+    await again.close();
+  });
+
+  it("refuses while another live process holds it, and takes over once that process is killed", async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/hold-data-dir-lock.ts', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const [line] = (await once(child.stdout, 'data')) as [Buffer];
+      expect(line.toString()).to.contain('locked');
+      const refused = await lockDataDir(dir).catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(DataDirInUseError);
+      expect((refused as Error).message).to.contain(String(child.pid));
+    } finally {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    const release = await lockDataDir(dir);
+    expect((await readFile(join(dir, 'gateway.lock'), 'utf8')).trim()).to.equal(String(process.pid));
+    await release();
+  });
+});
