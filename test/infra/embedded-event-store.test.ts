@@ -163,6 +163,14 @@ describe('EmbeddedEventStore', () => {
     expect(await s.scavenge()).to.equal(2);
     const remaining = ['kept-account', 'kept-long-retention', 'young'];
     expect((await s.readAll()).map((e) => e.type)).to.deep.equal(remaining);
+    // Subscribers read the newest entries from memory: what was deleted is gone there too.
+    const subscription = s.subscribeToAll();
+    const seen: string[] = [];
+    for await (const e of subscription) {
+      seen.push(e.type);
+      if (seen.length === remaining.length) break;
+    }
+    expect(seen).to.deep.equal(remaining);
     expect(await s.scavenge()).to.equal(0);
     const [young] = await s.readStream('session-1');
     expect(young?.revision).to.equal(2n);

@@ -4,6 +4,7 @@ import type { RecentIds } from './recent-ids.js';
 import { LAST_POSITION, lastPosition } from './storage.js';
 import { headOf, positionOf } from './stream-index.js';
 import type { StreamIndex } from './stream-index.js';
+import type { RecentLog } from './recent-log.js';
 
 /** A wrong expected revision is an outcome, not an exception: see GroupCommit. */
 export type AppendOutcome =
@@ -47,6 +48,8 @@ function isObject(value: unknown): value is JsonObject {
 /** What an append needs inside the write transaction. */
 export interface AppendContext extends StreamIndex {
   recent: RecentIds;
+  /** The newest entries as written, for subscribers at the head. */
+  tail: RecentLog;
 }
 
 /**
@@ -73,7 +76,9 @@ export function applyAppend(
   events.forEach((event, i) => {
     const revision = head + 1 + i;
     const position = first + i;
-    storage.log.putSync(position, { ...event, streamId, revision, created });
+    const stored = { ...event, streamId, revision, created };
+    storage.log.putSync(position, stored);
+    context.tail.add(position, stored);
     unindexed.add(streamId, revision, position);
     recent.remember(streamId, event.id, revision);
   });

@@ -16,6 +16,7 @@ import type { AppendContext } from './append.js';
 import { DurableHead } from './durable-head.js';
 import { GroupCommit } from './group-commit.js';
 import { readLog, readStreamEvents } from './reads.js';
+import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
 import { lastPosition, openStorage } from './storage.js';
@@ -45,6 +46,8 @@ const INDEX_DELAY_MS = 200;
 /** Event ids remembered for retries with `any` (see RecentIds), and how many are read back at open. */
 const RECENT_IDS = 100_000;
 const RECENT_IDS_AT_OPEN = 10_000;
+/** Newest log entries kept decoded for subscribers at the head. */
+const RECENT_LOG = 8_192;
 
 /**
  * The embedded event store: one LMDB environment, a global log by position and a stream index,
@@ -68,12 +71,15 @@ export class EmbeddedEventStore implements EventStore {
     private readonly now: () => number,
     private readonly indexBatch: number,
   ) {
-    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS) };
+    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG) };
     recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
     this.writes = new GroupCommit(storage.env, {
       begin: () => {
         const before = lastPosition(storage);
-        return () => this.context.unindexed.dropAfter(before);
+        return () => {
+          this.context.unindexed.dropAfter(before);
+          this.context.tail.dropAfter(before);
+        };
       },
     });
     // Whatever is on disk at open time is as durable as it will ever be.
@@ -117,7 +123,8 @@ export class EmbeddedEventStore implements EventStore {
     this.assertOpen();
     const source = {
       head: this.head,
-      read: (after: number, upTo: number, maxCount: number) => readLog(this.storage, after, upTo, maxCount),
+      read: (after: number, upTo: number, maxCount: number) =>
+        this.context.tail.read(after, upTo, maxCount) ?? readLog(this.storage, after, upTo, maxCount),
       closed: this.closing.signal,
     };
     return new LogSubscription(source, checkpoint(options.after));
@@ -158,7 +165,11 @@ export class EmbeddedEventStore implements EventStore {
     for (const { streamId, maxAgeSeconds } of retentionRules(this.storage)) {
       const expiredBefore = expiredAt - maxAgeSeconds * 1000;
       for (;;) {
-        const count = await this.writes.submit(() => deleteExpired(this.storage, streamId, expiredBefore, SCAVENGE_CHUNK));
+        const count = await this.writes.submit(() => {
+          // Deleted entries must not be served from memory either.
+          this.context.tail.clear();
+          return deleteExpired(this.storage, streamId, expiredBefore, SCAVENGE_CHUNK);
+        });
         deleted += count;
         if (count < SCAVENGE_CHUNK) break;
       }

@@ -1,0 +1,56 @@
+import type { RecordedEvent } from '../port.js';
+import { toRecordedEvent } from './records.js';
+import type { StoredEvent } from './storage.js';
+
+/**
+ * The newest log entries as written, so that subscribers following the head (every projection,
+ * each on its own subscription) read them from memory instead of each decoding them from LMDB.
+ * It holds one contiguous run of positions: appends add at the top (positions are consecutive),
+ * an aborted batch is dropped from the top, the oldest fall off the bottom, and a scavenge
+ * empties it. A read it cannot answer whole answers undefined, and the log is read instead.
+ *
+ * Entries are frozen: every reader shares them (the log decodes a fresh copy per read).
+ */
+export class RecentLog {
+  private readonly entries = new Map<number, StoredEvent>();
+  private low = 0;
+  private high = -1;
+
+  constructor(private readonly capacity: number) {}
+
+  add(position: number, stored: StoredEvent): void {
+    if (this.entries.size > 0 && position !== this.high + 1) this.clear();
+    deepFreeze(stored);
+    if (this.entries.size === 0) this.low = position;
+    this.entries.set(position, stored);
+    this.high = position;
+    while (this.entries.size > this.capacity) this.entries.delete(this.low++);
+  }
+
+  dropAfter(position: number): void {
+    while (this.entries.size > 0 && this.high > position) this.entries.delete(this.high--);
+    if (this.entries.size === 0) this.clear();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.low = 0;
+    this.high = -1;
+  }
+
+  /** Entries with after < position <= upTo, at most maxCount; undefined unless all are held. */
+  read(after: number, upTo: number, maxCount: number): RecordedEvent[] | undefined {
+    if (this.entries.size === 0 || after + 1 < this.low || upTo > this.high) return undefined;
+    const events: RecordedEvent[] = [];
+    for (let position = after + 1; position <= upTo && events.length < maxCount; position++) {
+      events.push(toRecordedEvent(this.entries.get(position) as StoredEvent, position));
+    }
+    return events;
+  }
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+}
