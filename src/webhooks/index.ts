@@ -1,4 +1,3 @@
-import axios from 'axios';
 import type { OpenApiExtras } from '../api/openapi.js';
 import type { AnyRoute } from '../api/route.js';
 import { webhookDeliveryRoutes } from '../api/routes/webhook-deliveries.js';
@@ -7,6 +6,7 @@ import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import type { EventStore } from '../infra/eventstore/port.js';
+import { leanAxios } from '../infra/http/lean-axios.js';
 import { createOutboundAgent } from '../infra/http/outbound-agent.js';
 import { undiciAdapter } from '../infra/http/undici-axios-adapter.js';
 import type { IdGenerator } from '../infra/ids.js';
@@ -71,7 +71,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
   const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
-  const http = axios.create({
+  const http = leanAxios({
     adapter: undiciAdapter(agent),
     // Bodies go out as the stored bytes and answers are drained, not parsed: nothing to transform.
     transformRequest: [],

@@ -3,6 +3,7 @@ import axios, { AxiosError, type AxiosInstance } from 'axios';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Agent } from 'undici';
+import { leanAxios } from '../../src/infra/http/lean-axios.js';
 import { createOutboundAgent } from '../../src/infra/http/outbound-agent.js';
 import { undiciAdapter } from '../../src/infra/http/undici-axios-adapter.js';
 
@@ -104,5 +105,33 @@ describe('axios adapter over undici', () => {
     }
     // The same request through the permissive agent arrives: the refusal above was the policy.
     expect((await http.get(`http://localhost:${new URL(base).port}/echo`)).status).to.equal(200);
+  });
+  describe('a lean instance (defaults exactly as given)', () => {
+    it('keeps only the given defaults and still sends them, with per-request headers on top', async () => {
+      const lean = leanAxios({
+        adapter: undiciAdapter(agent),
+        transformRequest: [],
+        transformResponse: [],
+        responseType: 'stream',
+        validateStatus: () => true,
+        timeout: 2000,
+        headers: { 'content-type': 'application/json', 'user-agent': 'lean-test' },
+      });
+      expect(Object.keys(lean.defaults).sort()).to.deep.equal(['adapter', 'headers', 'responseType', 'timeout', 'transformRequest', 'transformResponse', 'validateStatus']);
+      const res = await lean.post(`${base}/missing`, Buffer.from('{"b":2}'), { headers: { 'webhook-id': 'msg_1' } });
+      expect(res.status).to.equal(404);
+      const body: Buffer[] = [];
+      for await (const chunk of res.data as AsyncIterable<Buffer>) body.push(chunk);
+      expect(Buffer.concat(body).toString()).to.equal('{"error":"nope"}');
+      expect(seen[0]).to.deep.include({ method: 'POST', body: '{"b":2}' });
+      expect(seen[0]!.headers).to.include({ 'content-type': 'application/json', 'user-agent': 'lean-test', 'webhook-id': 'msg_1' });
+    });
+
+    it('times out as a plain instance does', async () => {
+      const lean = leanAxios({ adapter: undiciAdapter(agent), timeout: 50 });
+      const err = await lean.get(`${base}/slow`).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(AxiosError);
+      expect((err as AxiosError).code).to.be.oneOf(['ECONNABORTED', 'ETIMEDOUT']);
+    });
   });
 });

@@ -7,7 +7,7 @@ import { Rank, typeRank } from './value-order.js';
  */
 
 /** LMDB's key size limit with the default page size. */
-const MAX_KEY_BYTES = 1978;
+export const MAX_KEY_BYTES = 1978;
 
 export class KeyBuilder {
   private readonly bytes: number[];

@@ -2,7 +2,7 @@ import type { Database, RangeOptions } from 'lmdb';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
-import { KeyBuilder, successor } from './key-codec.js';
+import { KeyBuilder, MAX_KEY_BYTES, successor } from './key-codec.js';
 import { pathValues } from './paths.js';
 
 /** A half-open key range [start, end); end undefined means "to the end of the database". */
@@ -222,8 +222,20 @@ function copyValue<T>(value: T): T {
   return copy as T;
 }
 
+/** Encoded collection names, the shared start of their documents' keys. */
+const collectionPrefixes = new Map<string, Buffer>();
+
+/** [collection, _id]: built per lookup, so the collection part is encoded once and reused. */
 function docKey(collection: string, id: string): Buffer {
-  return new KeyBuilder().string(collection).tail(id).build();
+  let prefix = collectionPrefixes.get(collection);
+  if (prefix === undefined) {
+    prefix = new KeyBuilder().string(collection).build();
+    collectionPrefixes.set(collection, prefix);
+  }
+  const key = Buffer.allocUnsafe(prefix.length + Buffer.byteLength(id, 'utf8'));
+  prefix.copy(key, 0);
+  key.write(id, prefix.length, 'utf8');
+  return key.length > MAX_KEY_BYTES ? new KeyBuilder(key).build() : key;
 }
 
 function collectionRange(collection: string): KeyRange {
