@@ -39,4 +39,14 @@ describe('RecentLog (the newest log entries, for subscribers at the head)', () =
     }).to.throw(TypeError);
     expect(log.read(0, 1, 1)?.[0]?.data).to.deep.equal({ n: 1, nested: { list: [1] } });
   });
+
+  it('does not keep a large event, and starts a new run after it', () => {
+    const log = new RecentLog(100);
+    log.add(1, stored(1));
+    log.add(2, { ...stored(2), data: { messages: Array.from({ length: 5000 }, (_, i) => ({ text: `message ${i}` })) } });
+    log.add(3, stored(3));
+    expect(log.read(0, 3, 10)).to.equal(undefined);
+    expect(log.read(1, 3, 10)).to.equal(undefined);
+    expect(positions(log.read(2, 3, 10))).to.deep.equal([3]);
+  });
 });

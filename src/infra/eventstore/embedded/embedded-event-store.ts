@@ -46,8 +46,8 @@ const INDEX_DELAY_MS = 200;
 /** Event ids remembered for retries with `any` (see RecentIds), and how many are read back at open. */
 const RECENT_IDS = 100_000;
 const RECENT_IDS_AT_OPEN = 10_000;
-/** Newest log entries kept decoded for subscribers at the head. */
-const RECENT_LOG = 8_192;
+/** Newest log entries kept decoded for subscribers at the head (a few batches of the runner). */
+const RECENT_LOG = 2_048;
 
 /**
  * The embedded event store: one LMDB environment, a global log by position and a stream index,

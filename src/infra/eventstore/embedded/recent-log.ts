@@ -19,6 +19,12 @@ export class RecentLog {
   constructor(private readonly capacity: number) {}
 
   add(position: number, stored: StoredEvent): void {
+    // A large event (a history sync can carry thousands of messages) is not kept: the run starts
+    // again after it, and readers get it from the log. Memory stays under capacity x the budget.
+    if (outweighs(stored.data, ENTRY_BUDGET)) {
+      this.clear();
+      return;
+    }
     if (this.entries.size > 0 && position !== this.high + 1) this.clear();
     deepFreeze(stored);
     if (this.entries.size === 0) this.low = position;
@@ -47,6 +53,25 @@ export class RecentLog {
     }
     return events;
   }
+}
+
+/** Roughly how much an entry may weigh (string lengths plus one per value) to be kept. */
+const ENTRY_BUDGET = 16 * 1024;
+
+/** Whether the value weighs more than `budget`; stops walking as soon as it does. */
+function outweighs(value: unknown, budget: number): boolean {
+  let left = budget;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    left -= typeof v === 'string' ? v.length + 1 : 1;
+    if (left < 0) return true;
+    if (typeof v === 'object' && v !== null) {
+      if (ArrayBuffer.isView(v)) left -= v.byteLength;
+      else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return left < 0;
 }
 
 function deepFreeze(value: unknown): void {
