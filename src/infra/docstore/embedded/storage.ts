@@ -1,4 +1,5 @@
 import type { Database, RangeOptions } from 'lmdb';
+import { outweighs } from '../../weight.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
@@ -19,6 +20,8 @@ const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
 /** Decoded documents kept for `_id` lookups; every authenticated request loads its instance. */
 const CACHED_DOCS = 10_000;
+/** Roughly the most a cached document may weigh (see outweighs): the cache stays under ~100 MB. */
+const CACHED_DOC_BUDGET = 8 * 1024;
 
 /**
  * Documents and index entries in LMDB. Documents live under [collection, _id]; each index entry
@@ -69,8 +72,9 @@ export class Storage {
     const cached = this.decoded.get(cacheKey);
     if (cached !== undefined) return copyCached(cached);
     const doc = this.docs.get(docKey(collection, id));
-    // A writer reads what it is about to replace: caching that would be wasted work.
-    if (doc === undefined || this.writing || this.unsettled.has(cacheKey)) return doc;
+    // A writer reads what it is about to replace: caching that would be wasted work. Large
+    // documents (media chunks, big groups) are read rarely and would crowd out the rest.
+    if (doc === undefined || this.writing || this.unsettled.has(cacheKey) || outweighs(doc, CACHED_DOC_BUDGET)) return doc;
     if (this.decoded.size >= CACHED_DOCS) {
       const oldest = this.decoded.keys().next().value;
       if (oldest !== undefined) this.decoded.delete(oldest);

@@ -1,3 +1,4 @@
+import { outweighs } from '../../weight.js';
 import type { RecordedEvent } from '../port.js';
 import { toRecordedEvent } from './records.js';
 import type { StoredEvent } from './storage.js';
@@ -57,22 +58,6 @@ export class RecentLog {
 
 /** Roughly how much an entry may weigh (string lengths plus one per value) to be kept. */
 const ENTRY_BUDGET = 16 * 1024;
-
-/** Whether the value weighs more than `budget`; stops walking as soon as it does. */
-function outweighs(value: unknown, budget: number): boolean {
-  let left = budget;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    left -= typeof v === 'string' ? v.length + 1 : 1;
-    if (left < 0) return true;
-    if (typeof v === 'object' && v !== null) {
-      if (ArrayBuffer.isView(v)) left -= v.byteLength;
-      else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-    }
-  }
-  return left < 0;
-}
 
 function deepFreeze(value: unknown): void {
   if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
