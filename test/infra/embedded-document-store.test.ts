@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { Query } from 'mingo';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,22 @@ describe('EmbeddedDocumentStore', () => {
     expect(error).to.be.instanceOf(DuplicateKeyError);
     expect(await col.count({ city: 'Faro' })).to.equal(0);
     expect(await col.count({ city: 'Porto' })).to.equal(1);
+  });
+
+  it('marks an index multikey when an update makes a document cross an array, even with the same values', async () => {
+    const col = store.collection('things');
+    await col.createIndex({ name: 'ab', keys: { 'a.b': 1 } });
+    await col.insertOne({ _id: 'x', a: null });
+    await col.insertOne({ _id: 'y', a: 5 });
+    // Same indexed values (null) before and after, but now through an array.
+    await col.updateOne({ _id: 'x' }, { $set: { a: [] } });
+    await col.updateOne({ _id: 'y' }, { $set: { a: [5] } });
+    const all = await col.find({}, { sort: { _id: 1 } });
+    for (const filter of [{ 'a.b': null }, { 'a.b': { $exists: false } }]) {
+      const expected = all.filter((doc) => new Query(filter).test(doc)).map((doc) => doc._id);
+      expect((await col.find(filter, { sort: { _id: 1 } })).map((doc) => doc._id), JSON.stringify(filter)).to.deep.equal(expected);
+      expect(await col.count(filter), JSON.stringify(filter)).to.equal(expected.length);
+    }
   });
 
   describe('decoded-document cache of _id lookups', () => {

@@ -6,7 +6,7 @@ import { toHttpError, type HttpError } from '../errors.js';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * Request ids are UUID-shaped: 80 random bits drawn once per process, then a counter. They need to
+ * Request ids are UUID-shaped: 72 random bits drawn once per process, then a counter. They need to
  * be unique, not unguessable, and a random draw per request cost more than the rest of this file.
  */
 const processBits = randomBytes(10).toString('hex');

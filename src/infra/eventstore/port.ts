@@ -19,6 +19,7 @@ export interface EventData {
   metadata: JsonObject;
 }
 
+/** A stored event as read back. Readers treat it as immutable: an adapter may share it between them. */
 export interface RecordedEvent {
   id: string;
   type: string;

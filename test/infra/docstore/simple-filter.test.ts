@@ -37,7 +37,7 @@ describe('simple filters (decided without compiling a query)', () => {
   });
 
   it('leaves dotted paths, logical and other operators, and non-scalar operands to the query engine', () => {
-    for (const filter of [{ 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
+    for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
       expect(compileSimpleFilter(filter as Filter), JSON.stringify(filter)).to.equal(undefined);
     }
   });

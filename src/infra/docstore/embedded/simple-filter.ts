@@ -26,6 +26,8 @@ export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
       continue;
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
+    // `{}` is an equality with an empty document, not "no condition".
+    if (Object.keys(value).length === 0) return undefined;
     for (const op in value) {
       const operand = (value as Record<string, unknown>)[op];
       if (!ALL_OPS.has(op) || !isScalar(operand)) return undefined;

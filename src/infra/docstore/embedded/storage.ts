@@ -4,7 +4,7 @@ import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
 import { KeyBuilder, MAX_KEY_BYTES, successor } from './key-codec.js';
-import { pathValues } from './paths.js';
+import { pathValues, type PathValues } from './paths.js';
 
 /** A half-open key range [start, end); end undefined means "to the end of the database". */
 export interface KeyRange {
@@ -163,8 +163,9 @@ export class Storage {
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
     for (const def of this.catalog.all(collection)) {
-      // Most updates leave the indexed fields alone: then the entries are the same keys.
-      if (before && after && def.keys.every(([path]) => identical(pathValues(before, path).values, pathValues(after, path).values))) continue;
+      // Most updates leave the indexed fields alone: then the entries are the same keys. Crossing
+      // an array must still be seen, since it makes the index multikey.
+      if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) continue;
       const old = before ? indexEntries(def, before) : NO_ENTRIES;
       const next = after ? indexEntries(def, after) : NO_ENTRIES;
       const oldKeys = new Set(old.entries.map((e) => e.key.toString('hex')));
@@ -199,6 +200,10 @@ function copyCached({ doc, nested }: CachedDoc): Document {
   const copy = { ...doc };
   for (const key of nested) copy[key] = copyValue(doc[key]);
   return copy;
+}
+
+function sameIndexedValues(a: PathValues, b: PathValues): boolean {
+  return a.throughArray === b.throughArray && identical(a.values, b.values);
 }
 
 /** Strictly the same value (same types, same bytes): index keys built from both would be equal. */

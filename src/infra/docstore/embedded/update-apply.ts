@@ -43,18 +43,18 @@ export function applyUpdate(doc: Document, update: Update): { doc: Document; cha
 /**
  * The updates projections write all day: $set, $unset and numeric $inc of top-level fields.
  * Applied here directly, they cost a fraction of mingo's, which assembles its whole operator
- * table on every call. Anything else (dotted paths, other operators, $inc on a non-number)
- * answers undefined and goes through mingo, which has MongoDB's semantics and errors.
+ * table on every call. Anything else answers undefined and goes through mingo, so both paths
+ * behave alike: dotted paths, other operators, `_id`, an undefined value, $inc involving a
+ * non-number (mingo leaves those alone).
  */
 function applySimple(doc: Document, update: Update): { doc: Document; changed: boolean } | undefined {
   for (const op in update) {
     if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return undefined;
     const fields = update[op] as Record<string, unknown>;
     for (const field in fields) {
-      if (field === '' || field.includes('.') || field.startsWith('$')) return undefined;
-      // mingo skips these silently; MongoDB refuses them, and so does this store.
-      if (op === '$inc' && typeof fields[field] !== 'number') throw new TypeError(`Cannot increment with non-numeric argument: {${field}: ${JSON.stringify(fields[field])}}`);
-      if (op === '$inc' && field in doc && typeof doc[field] !== 'number') throw new TypeError(`Cannot apply $inc to a value of non-numeric type: ${field}`);
+      if (field === '' || field === '_id' || field.includes('.') || field.startsWith('$')) return undefined;
+      if (op === '$set' && fields[field] === undefined) return undefined;
+      if (op === '$inc' && (typeof fields[field] !== 'number' || (Object.hasOwn(doc, field) && typeof doc[field] !== 'number'))) return undefined;
     }
   }
   const next: Document = { ...doc };
@@ -62,12 +62,12 @@ function applySimple(doc: Document, update: Update): { doc: Document; changed: b
   const set = update.$set as Record<string, unknown> | undefined;
   for (const field in set) {
     const value = set[field];
-    if (!(field in next) || compareValues(next[field], value) !== 0 || !sameType(next[field], value)) changed = true;
+    if (!Object.hasOwn(next, field) || compareValues(next[field], value) !== 0 || !sameType(next[field], value)) changed = true;
     next[field] = value;
   }
   const unset = update.$unset as Record<string, unknown> | undefined;
   for (const field in unset) {
-    if (field in next) {
+    if (Object.hasOwn(next, field)) {
       delete next[field];
       changed = true;
     }
@@ -75,7 +75,7 @@ function applySimple(doc: Document, update: Update): { doc: Document; changed: b
   const inc = update.$inc as Record<string, number> | undefined;
   for (const field in inc) {
     const by = inc[field] as number;
-    if (!(field in next)) {
+    if (!Object.hasOwn(next, field)) {
       next[field] = by;
       changed = true;
     } else if (by !== 0) {

@@ -1,7 +1,10 @@
 import type { RecordedEvent } from '../port.js';
 import type { StoredEvent } from './storage.js';
 
-/** Values decoded from LMDB are already fresh objects, so callers may mutate what they get. */
+/**
+ * Values decoded from LMDB are fresh objects; entries served from the recent log (subscriptions
+ * at the head) are frozen and shared. Readers of events never change them.
+ */
 export function toRecordedEvent(stored: StoredEvent, position: number): RecordedEvent {
   return {
     id: stored.id,
