@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirInUseError, lockDataDir } from '../../src/infra/data-dir-lock.js';
 import { openBackends } from '../../src/infra/backends.js';
@@ -43,7 +43,29 @@ describe('DATA_DIR lock (one gateway process per data directory)', function () {
       await once(child, 'exit');
     }
     const release = await lockDataDir(dir);
-    expect((await readFile(join(dir, 'gateway.lock'), 'utf8')).trim()).to.equal(String(process.pid));
+    expect(JSON.parse(await readFile(join(dir, 'gateway.lock'), 'utf8'))).to.include({ pid: process.pid, host: hostname() });
+    await release();
+  });
+
+  it('refuses a fresh lock from another host, and takes it over once its owner stops touching it', async () => {
+    const path = join(dir, 'gateway.lock');
+    await writeFile(path, JSON.stringify({ pid: 4242, host: 'another-container', started: '2026-01-01T00:00:00.000Z' }));
+    const refused = await lockDataDir(dir).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(DataDirInUseError);
+    expect((refused as Error).message).to.contain('another-container');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(path, old, old);
+    const release = await lockDataDir(dir);
+    await release();
+    await access(path).then(
+      () => expect.fail('the lock should be gone after release'),
+      () => undefined,
+    );
+  });
+
+  it('takes over a lock left by an earlier version (a bare pid) whose process is gone', async () => {
+    await writeFile(join(dir, 'gateway.lock'), '999999999');
+    const release = await lockDataDir(dir);
     await release();
   });
 });
