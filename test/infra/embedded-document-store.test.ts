@@ -111,6 +111,15 @@ describe('EmbeddedDocumentStore', () => {
     }
   });
 
+  it('lets a later operation of a batch see what an earlier one stored, undefined stored as null', async () => {
+    await store.batch([
+      { collection: 'things', op: 'replaceOne', filter: { _id: 'u' }, doc: { _id: 'u', a: undefined, n: 1 }, upsert: true },
+      { collection: 'things', op: 'updateOne', filter: { _id: 'u', a: { $exists: true } }, update: { $inc: { n: 1 } } },
+      { collection: 'things', op: 'updateOne', filter: { _id: 'u', n: 2 }, update: { $set: { seen: true } } },
+    ]);
+    expect(await store.collection('things').findOne({ _id: 'u' })).to.deep.equal({ _id: 'u', a: null, n: 2, seen: true });
+  });
+
   describe('decoded-document cache of _id lookups', () => {
     it('never keeps serving a value that a write in flight replaced', async () => {
       const col = store.collection('instances');

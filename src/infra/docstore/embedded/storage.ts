@@ -155,7 +155,12 @@ export class Storage {
 
   private unsettle(collection: string, id: string, written: Document | null): void {
     const cacheKey = `${collection}\0${id}`;
-    if (this.writing) this.ownWrites.set(cacheKey, written);
+    if (this.writing) {
+      // LMDB stores undefined as null (as MongoDB's drivers do); such a document is read back
+      // from LMDB instead, so later operations see what was stored.
+      if (written !== null && holdsUndefined(written)) this.ownWrites.delete(cacheKey);
+      else this.ownWrites.set(cacheKey, written);
+    }
     this.decoded.delete(cacheKey);
     this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);
     this.written.push(cacheKey);
@@ -200,6 +205,13 @@ function copyCached({ doc, nested }: CachedDoc): Document {
   const copy = { ...doc };
   for (const key of nested) copy[key] = copyValue(doc[key]);
   return copy;
+}
+
+function holdsUndefined(value: unknown): boolean {
+  if (value === undefined) return true;
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value) || value instanceof Date) return false;
+  for (const key in value) if (holdsUndefined((value as Record<string, unknown>)[key])) return true;
+  return false;
 }
 
 function sameIndexedValues(a: PathValues, b: PathValues): boolean {
