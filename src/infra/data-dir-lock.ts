@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 
 /** Directories this process holds: a second open from the same process is refused as well. */
 const held = new Set<string>();
@@ -38,10 +38,11 @@ export class DataDirInUseError extends Error {
  * container sharing the volume, or a reused pid).
  */
 export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
-  const key = resolve(dir);
   const me: Owner = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
-  if (held.has(key)) throw new DataDirInUseError(dir, me);
   await mkdir(dir, { recursive: true });
+  // The real path: another name for the same directory (a symlink) is the same directory.
+  const key = await realpath(dir);
+  if (held.has(key)) throw new DataDirInUseError(dir, me);
   const path = join(dir, 'gateway.lock');
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const mine = JSON.stringify(me);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { access, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataDirInUseError, lockDataDir } from '../../src/infra/data-dir-lock.js';
@@ -25,6 +25,12 @@ describe('DATA_DIR lock (one gateway process per data directory)', function () {
     const first = await openBackends(config);
     const error = await openBackends(config).catch((e: unknown) => e);
     expect(error).to.be.instanceOf(DataDirInUseError);
+    await symlink(dir, `${dir}-link`);
+    try {
+      expect(await lockDataDir(`${dir}-link`).catch((e: unknown) => e)).to.be.instanceOf(DataDirInUseError);
+    } finally {
+      await rm(`${dir}-link`);
+    }
     await first.close();
     const again = await openBackends(config);
     await again.close();
