@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { NetworkMessage } from '../src/domain/session/events.js';
 import { EmbeddedEventStore } from '../src/infra/eventstore/embedded/embedded-event-store.js';
+import { account, call } from './api.js';
 import { startChild, type Child } from './child.js';
 import { percentile, report } from './lib.js';
 import { load } from './load.js';
@@ -21,16 +22,8 @@ const PAGE_SIZE = 50;
 const DURATION_MS = Number(process.env.BENCH_HTTP_MS ?? 3000);
 const LATENCY_RUNS = 500;
 const TARGET_P99_MS = 20;
-const GATEWAY = 'src/main.ts';
-
-async function json(origin: string, method: string, path: string, body?: unknown, token?: string) {
-  const res = await fetch(origin + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as Record<string, unknown>;
-}
+/** Built JavaScript, as `npm start` runs it (`npm run bench` builds first). */
+const GATEWAY = 'dist/main.js';
 
 /** 10,000 chats, every 100th pinned, each with one message from its peer, in history chunks. */
 async function seedHistory(dataDir: string, instanceId: string, accountId: string): Promise<void> {
@@ -80,10 +73,10 @@ async function latency(origin: string, path: string, headers: Record<string, str
   return { p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-async function ready(gateway: Child, path: string, jwt: string): Promise<void> {
+async function ready(gateway: Child, path: string, auth: Record<string, string>): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
-    const page = await json(gateway.origin, 'GET', path, undefined, jwt);
+    const page = await call(gateway.origin, 'GET', path, undefined, auth);
     if (page.total === CHATS) return;
     if (Date.now() > deadline) throw new Error(`the chat list did not reach ${CHATS} chats (has ${String(page.total)})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -96,21 +89,18 @@ export async function benchChats(): Promise<void> {
   let gateway = await startChild(GATEWAY, env);
   let bare: Child | undefined;
   try {
-    const o = gateway.origin;
-    const signup = await json(o, 'POST', '/auth/signup', { email: 'bench@example.com', password: 'bench password' });
-    const instance = await json(o, 'PUT', '/instances/create', { name: 'bench' }, (await json(o, 'POST', '/token', { client_token: signup.client_token, client_secret: signup.client_secret })).access_token as string);
-    const id = instance.id as string;
+    const acc = await account(gateway.origin, 'bench@example.com');
+    const id = (await acc.call('PUT', '/instances/create', { name: 'bench' })).id as string;
     await gateway.stop();
-    await seedHistory(dataDir, id, signup.account_id as string);
+    await seedHistory(dataDir, id, acc.accountId);
     gateway = await startChild(GATEWAY, env);
-    const jwt = (await json(gateway.origin, 'POST', '/token', { client_token: signup.client_token, client_secret: signup.client_secret })).access_token as string;
-    const auth = { authorization: `Bearer ${jwt}` };
+    const { auth } = acc;
     const lastPage = Math.ceil(CHATS / PAGE_SIZE);
-    await ready(gateway, `/instances/${id}/chats?page_size=1`, jwt);
+    await ready(gateway, `/instances/${id}/chats?page_size=1`, auth);
 
     for (const page of [1, lastPage]) {
       const path = `/instances/${id}/chats?page=${page}&page_size=${PAGE_SIZE}`;
-      const answer = await json(gateway.origin, 'GET', path, undefined, jwt);
+      const answer = await call(gateway.origin, 'GET', path, undefined, auth);
       if ((answer.content as unknown[]).length !== PAGE_SIZE) throw new Error(`page ${page} is not full`);
       bare = await startChild('bench/fixtures/bare-koa.ts', { BENCH_BODY: JSON.stringify(answer) });
       const barePath = `/instances/${id}`;

@@ -4,10 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { account, compareAuthenticatedGet, type Json } from './api.js';
 import { startChild } from './child.js';
 import { report } from './lib.js';
-import { load } from './load.js';
-import { compareInterleaved } from './rounds.js';
 
 /**
  * Sessions: (a) memory per idle connected sandbox session with 1,000 of them in one gateway
@@ -26,31 +25,6 @@ const ROUNDS = 8;
 const HERE = fileURLToPath(import.meta.url);
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MEMORY_CHILD = 'BENCH_SESSIONS_MEMORY_CHILD';
-
-type Json = Record<string, unknown>;
-
-async function call(origin: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Json> {
-  const res = await fetch(origin + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = (await res.json()) as Json;
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(answer)}`);
-  return answer;
-}
-
-/** An account, and helpers bound to its JWT. */
-async function account(origin: string, email: string) {
-  const signup = await call(origin, 'POST', '/auth/signup', { email, password: 'bench password' });
-  const login = await call(origin, 'POST', '/token', { client_token: signup.client_token, client_secret: signup.client_secret });
-  const auth = { authorization: `Bearer ${login.access_token as string}` };
-  return {
-    clientToken: signup.client_token as string,
-    auth,
-    call: (method: string, path: string, body?: unknown) => call(origin, method, path, body, auth),
-  };
-}
 
 type Account = Awaited<ReturnType<typeof account>>;
 
@@ -169,11 +143,7 @@ async function benchMemory(): Promise<void> {
   });
 }
 
-/**
- * (b): the built gateway (dist/main.js, as `npm start` runs it) with one connected sandbox
- * instance. The baseline is bench/fixtures/bare-koa.ts answering the same status JSON; it routes
- * `/instances/:id` only, so it is loaded on that path (routing cost is the same either way).
- */
+/** (b): the built gateway (dist/main.js, as `npm start` runs it) with one connected sandbox instance. */
 async function benchStatus(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-status-'));
   const gateway = await startChild('dist/main.js', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', MESSAGING_NETWORK: 'sandbox' });
@@ -182,29 +152,15 @@ async function benchStatus(): Promise<void> {
     const acc = await account(o, 'status@example.com');
     const instance = await pairedInstance(acc, phoneOf(1));
     await untilConnected(acc, instance.id);
-    const path = `/instances/${instance.id}/session/status`;
-    const answer = await acc.call('GET', path);
-    const bare = await startChild('bench/fixtures/bare-koa.ts', { BENCH_BODY: JSON.stringify(answer) });
-    try {
-      const barePath = `/instances/${instance.id}`;
-      const pairHeaders = { 'x-instance-token': instance.token, 'x-client-token': acc.clientToken };
-      await load(bare.origin, barePath, {}, 500);
-      await load(o, path, acc.auth, 500);
-      await load(o, path, pairHeaders, 500);
-      await compareInterleaved({
-        label: 'http',
-        baseline: { name: 'bare Koa GET, same session status JSON', run: (ms) => load(bare.origin, barePath, {}, ms) },
-        contenders: [
-          { name: 'GET /instances/{id}/session/status (connected) with JWT', run: (ms) => load(o, path, acc.auth, ms) },
-          { name: 'GET /instances/{id}/session/status (connected) with token pair', run: (ms) => load(o, path, pairHeaders, ms) },
-        ],
-        durationMs: DURATION_MS,
-        rounds: ROUNDS,
-        target: 0.5,
-      });
-    } finally {
-      await bare.stop();
-    }
+    await compareAuthenticatedGet({
+      origin: o,
+      path: `/instances/${instance.id}/session/status`,
+      what: '/instances/{id}/session/status (connected)',
+      jwt: acc.auth,
+      pair: { 'x-instance-token': instance.token, 'x-client-token': acc.clientToken },
+      durationMs: DURATION_MS,
+      rounds: ROUNDS,
+    });
   } finally {
     await gateway.stop();
     await rm(dataDir, { recursive: true, force: true });
