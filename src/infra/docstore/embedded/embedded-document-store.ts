@@ -100,8 +100,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
         try {
           return this.root.transactionSync(() => work(this.storage));
         } finally {
-          this.storage.endWrite();
-          written = this.storage.takeWritten();
+          written = this.storage.endWrite();
         }
       });
     } finally {

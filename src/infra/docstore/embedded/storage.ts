@@ -18,6 +18,9 @@ export function prefixRange(prefix: Buffer): KeyRange {
 
 const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
+/** A document this transaction wrote that must be read back from LMDB rather than from memory. */
+const READ_BACK = Symbol('read back');
+
 /** Decoded documents kept for `_id` lookups; every authenticated request loads its instance. */
 const CACHED_DOCS = 10_000;
 /** Roughly the most a cached document may weigh (see outweighs): the cache stays under ~100 MB. */
@@ -37,15 +40,15 @@ export class Storage {
    * reports the commit (`settle`), so a reader never caches a value a commit is about to replace.
    */
   private readonly decoded = new Map<string, CachedDoc>();
+  /** Per key, how many write transactions that wrote it have not settled yet. */
   private readonly unsettled = new Map<string, number>();
-  private written: string[] = [];
   private writing = false;
   /**
    * What the running write transaction has written, by cache key (null: removed). A batch often
    * writes one document several times; later operations read it here instead of decoding it
    * again. Write operations never change a document they read, so it is handed out as is.
    */
-  private readonly ownWrites = new Map<string, Document | null>();
+  private readonly ownWrites = new Map<string, Document | null | typeof READ_BACK>();
 
   constructor(
     private readonly docs: Database<Document, Buffer>,
@@ -58,16 +61,19 @@ export class Storage {
     this.writing = true;
   }
 
-  endWrite(): void {
+  /** Answers the keys the transaction wrote; the store settles them once its commit is done. */
+  endWrite(): string[] {
     this.writing = false;
+    const keys = [...this.ownWrites.keys()];
     this.ownWrites.clear();
+    return keys;
   }
 
   getDoc(collection: string, id: string): Document | undefined {
     const cacheKey = `${collection}\0${id}`;
     if (this.writing) {
       const own = this.ownWrites.get(cacheKey);
-      if (own !== undefined) return own ?? undefined;
+      if (own !== undefined && own !== READ_BACK) return own ?? undefined;
     }
     const cached = this.decoded.get(cacheKey);
     if (cached !== undefined) return copyCached(cached);
@@ -85,13 +91,6 @@ export class Storage {
     const entry: CachedDoc = { doc: fast, nested: Object.keys(fast).filter((key) => typeof fast[key] === 'object' && fast[key] !== null) };
     this.decoded.set(cacheKey, entry);
     return doc;
-  }
-
-  /** The keys written since the last call; the store settles them once their commit is done. */
-  takeWritten(): string[] {
-    const keys = this.written;
-    this.written = [];
-    return keys;
   }
 
   /** The commit (or rollback) of these writes is over: readers may cache the keys again. */
@@ -155,15 +154,11 @@ export class Storage {
 
   private unsettle(collection: string, id: string, written: Document | null): void {
     const cacheKey = `${collection}\0${id}`;
-    if (this.writing) {
-      // LMDB stores undefined as null (as MongoDB's drivers do); such a document is read back
-      // from LMDB instead, so later operations see what was stored.
-      if (written !== null && holdsUndefined(written)) this.ownWrites.delete(cacheKey);
-      else this.ownWrites.set(cacheKey, written);
-    }
+    if (!this.ownWrites.has(cacheKey)) this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);
+    // LMDB stores undefined as null (as MongoDB's drivers do); such a document is read back from
+    // LMDB instead, so later operations see what was stored.
+    this.ownWrites.set(cacheKey, written !== null && holdsUndefined(written) ? READ_BACK : written);
     this.decoded.delete(cacheKey);
-    this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);
-    this.written.push(cacheKey);
   }
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
