@@ -74,7 +74,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
-  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries: new InstanceQueries(backends.docs) }, options.webhooks);
+  const instanceQueries = new InstanceQueries(backends.docs);
+  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
@@ -101,7 +102,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       config.SCRYPT_LOG_N,
     ),
     accountQueries,
-    instanceQueries: new InstanceQueries(backends.docs),
+    instanceQueries,
     health: {
       async ready() {
         const head = await backends.events.headPosition().catch(() => null);

@@ -20,7 +20,9 @@ export function dispatchByShape(routes: readonly AnyRoute[], build: (routes: Any
   return (ctx, next) => {
     // HEAD is answered by GET routes, as @koa/router does.
     const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
-    const router = routers.get(shapeOf(method, ctx.path));
+    // One trailing slash is not a segment: @koa/router (not strict) matches /health/ as /health.
+    const path = ctx.path;
+    const router = routers.get(shapeOf(method, path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path));
     return router ? router(ctx, next) : next();
   };
 }

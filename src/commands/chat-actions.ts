@@ -70,15 +70,14 @@ export class ChatActionCommands {
         };
       case 'delete':
         if (request.message_id === undefined) return { action: { type: 'delete_chat', last }, changes: { deleted: true } };
-        return { action: { type: 'delete_message', message: this.messageRef(request.message_id, request.from_me, chat) } };
+        return { action: { type: 'delete_message', message: this.messageRef(request.message_id, request.from_me, last) } };
       case 'clear':
         return { action: { type: 'clear', last }, changes: { cleared: true } };
     }
   }
 
   /** We keep no messages: the chat's newest is known in full, any other by what the caller says. */
-  private messageRef(id: string, fromMe: boolean | undefined, chat: ChatDoc | null): MessageRef {
-    const last = lastMessage(chat);
+  private messageRef(id: string, fromMe: boolean | undefined, last: MessageRef | undefined): MessageRef {
     if (last && last.id === id) return fromMe === undefined ? last : { ...last, from_me: fromMe };
     return { id, from_me: fromMe ?? false, timestamp_s: Math.floor(this.clock.now().getTime() / 1000) };
   }

@@ -117,7 +117,6 @@ export interface SharedJobResult {
  */
 export interface SharedJob {
   write(chunk: Buffer): void;
-  readonly received: number;
   complete(): void;
   abort(): void;
   result(): Promise<SharedJobResult | null>;
@@ -172,9 +171,6 @@ export class MediaCryptoPool {
           signalled = received;
           signal();
         }
-      },
-      get received() {
-        return received;
       },
       complete() {
         Atomics.store(ctl, STATE, 1);

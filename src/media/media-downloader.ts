@@ -14,14 +14,14 @@ import type { MediaSource } from './media-source.js';
 import type { MediaRequest } from './media-request.js';
 
 /** Bytes that travel for a plain file of `length` bytes: PKCS#7-padded ciphertext, then the MAC. */
-export const encryptedLength = (length: number) => (Math.floor(length / 16) + 1) * 16 + MAC_LENGTH;
+const encryptedLength = (length: number) => (Math.floor(length / 16) + 1) * 16 + MAC_LENGTH;
 
 /**
  * From this announced size on, the bytes are received whole into shared memory and verified and
  * decrypted on worker threads; below it, one streaming pass on the event loop costs less than
  * the hand-over.
  */
-export const PARALLEL_FROM_BYTES = 256 * 1024;
+const PARALLEL_FROM_BYTES = 256 * 1024;
 
 const FIELD: Record<MediaIntegrityReason, string> = { mac: 'media_key', file_enc_sha256: 'file_enc_sha256', file_sha256: 'file_sha256' };
 const WHAT: Record<MediaIntegrityReason, string> = {
@@ -53,7 +53,6 @@ export class MediaDownloader {
         { field: 'file_length', message: `at most ${this.maxBytes} bytes` },
       ]);
     }
-    this.source.check(request.url);
     const expected: ExpectedMedia = { fileSha256: request.fileSha256, ...(request.fileEncSha256 ? { fileEncSha256: request.fileEncSha256 } : {}) };
     let intake: Intake | undefined;
     try {

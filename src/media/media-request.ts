@@ -29,8 +29,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 const SHA256_LENGTH = 32;
 
 function bytes(field: string, value: string, length: number): Buffer {
-  const ok = BASE64.test(value) || BASE64URL.test(value);
-  const decoded = ok ? Buffer.from(value, BASE64.test(value) ? 'base64' : 'base64url') : null;
+  const encoding = BASE64.test(value) ? 'base64' : BASE64URL.test(value) ? 'base64url' : null;
+  const decoded = encoding ? Buffer.from(value, encoding) : null;
   if (!decoded || decoded.length !== length) throw invalidInput(field, `must be ${length} bytes, base64`);
   return decoded;
 }

@@ -40,8 +40,6 @@ interface Slot {
   open: boolean;
   /** Credentials exist (paired before), so a lost connection is worth re-opening. */
   paired: boolean;
-  /** The connected account's jid, once a connection said it. */
-  jid: string | null;
   /** What this session reported of itself, folded as the sessions projection folds it. */
   status: SessionStatusDoc;
   /**
@@ -101,7 +99,8 @@ export class SessionManager {
 
   /** The connected account's own jid, for receipts the account itself causes. */
   async selfJid(instanceId: string): Promise<string | null> {
-    return (await this.o.sessions.status(instanceId))?.jid ?? null;
+    // A session open here knows it already; the read model only for one that is not.
+    return this.slots.get(instanceId)?.status.jid ?? (await this.o.sessions.status(instanceId))?.jid ?? null;
   }
 
   isConnected(instanceId: string): boolean {
@@ -152,7 +151,7 @@ export class SessionManager {
     const slot = await this.pairingSlot(instanceId, accountId, 'code');
     const connection = slot.connection;
     if (!connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
-    return this.translate(() => connection.requestPairingCode(phone));
+    return networkCall(() => connection.requestPairingCode(phone));
   }
 
   /** Unpairs: unlinks on the network when connected, wipes the credentials, records it. */
@@ -272,7 +271,6 @@ export class SessionManager {
       generation: 0,
       open: false,
       paired,
-      jid: null,
       status: paired && known ? known : emptyStatus(instanceId),
       announced: paired && known?.connected === true,
       qr: null,
@@ -353,7 +351,6 @@ export class SessionManager {
       if (event.type === 'SessionConnected') {
         slot.open = true;
         slot.paired = true;
-        slot.jid = event.data.jid;
         slot.attempt = 0;
         slot.qr = null;
       }
@@ -392,7 +389,7 @@ export class SessionManager {
         // As chat/markread does: the account read them itself, which the chat list and webhooks show.
         const now = Math.floor((this.o.clock ?? systemClock).now().getTime() / 1000);
         await this.record(slot, [
-          { type: 'ReceiptReceived', data: { message_ids: ids, chat, sender: slot.jid ?? chat, state: 'ReadSelf', timestamp_s: now } },
+          { type: 'ReceiptReceived', data: { message_ids: ids, chat, sender: slot.status.jid ?? chat, state: 'ReadSelf', timestamp_s: now } },
         ]);
       }
     } catch (err) {
@@ -427,8 +424,6 @@ export class SessionManager {
     slot.qr = null;
     slot.attempt += 1;
     const decision = decideReconnect(reason, slot.attempt, this.random(), this.backoff);
-    // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
-    const reconnect = decision.action === 'reconnect' && (slot.paired || reason === 'restart_required');
     const wipe = decision.action === 'wipe';
     const events: SessionEvent[] = [];
     if (wipe && slot.paired) {
@@ -445,7 +440,8 @@ export class SessionManager {
       .then(() => this.record(slot, events))
       .catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
 
-    if (reconnect && decision.action === 'reconnect') {
+    // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
+    if (decision.action === 'reconnect' && (slot.paired || reason === 'restart_required')) {
       // A restart waiting on this session keeps waiting only through an immediate reconnect.
       if (decision.delayMs > 0) this.settleOpenWaiters(slot, false);
       slot.timer = setTimeout(() => void this.connect(slot), decision.delayMs);
@@ -461,15 +457,19 @@ export class SessionManager {
     slot.recording = done.catch(() => null);
     return done;
   }
+}
 
-  /** Driver failures become HTTP-meaningful errors; domain errors pass through. */
-  private async translate<T>(call: () => Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (err) {
-      if (err instanceof DomainError) throw err;
-      if (err instanceof NotConnectedError) throw new DomainError('not_connected', 'the instance is not connected');
-      throw new DomainError('upstream_failed', `the network refused the request: ${(err as Error).message}`);
-    }
+/**
+ * One call to the network, its failure said in the API's terms: not connected is 409
+ * not_connected, anything else the network threw is 502; the driver's own DomainErrors (an unknown
+ * address, a bad argument) pass through.
+ */
+export async function networkCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    if (err instanceof NotConnectedError) throw new DomainError('not_connected', 'the instance is not connected');
+    throw new DomainError('upstream_failed', `the network refused the request: ${(err as Error).message}`);
   }
 }

@@ -16,6 +16,14 @@ describe('HTTP conventions', () => {
     expect(res.body).to.deep.equal({ status: 'ok' });
   });
 
+  it('matches a path with one trailing slash as the router always did', async () => {
+    expect((await t.api('GET', '/health/')).body).to.deep.equal({ status: 'ok' });
+    const instance = await newInstance(t.api, owner);
+    const status = await t.api('GET', `/instances/${instance.id}/session/status/`, { token: owner.jwt });
+    expect(status.body).to.deep.equal({ code: 200, success: true, data: { connected: false } });
+    expectError(await t.api('GET', '/health//'), 404, 'not_found');
+  });
+
   it('GET /ready answers 200 once projections caught up', async () => {
     const res = await t.api('GET', '/ready');
     expect(res.status).to.equal(200);

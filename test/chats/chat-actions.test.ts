@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone } from '../support/sandbox.js';
-import { SteppingClock, chatList, chatsUntil, fieldsOf, pairedInstance, phoneSends, sessionEvents } from './helpers.js';
+import { SteppingClock, chatList, chatsUntil, eventData, fieldsOf, pairedInstance, phoneSends } from '../support/chats.js';
 
 describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
   const clock = new SteppingClock();
@@ -41,7 +41,7 @@ describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
     expect(await chat(a.jid)).to.include({ archived: true });
     await ok('archive', { phone: a.jid, archived: false });
     expect(await chat(a.jid)).to.include({ archived: false });
-    const recorded = await sessionEvents(t, me.id, 'ChatUpdated');
+    const recorded = await eventData(t, me.id, 'ChatUpdated');
     expect(recorded.slice(-2)).to.deep.equal([
       { jid: a.jid, changes: { archived: true } },
       { jid: a.jid, changes: { archived: false } },
@@ -62,7 +62,7 @@ describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
     await ok('mute', { phone: b.phone, until });
     expect(await chat(b.jid)).to.include({ mute_end_time: until });
     // The network's mute end is absolute and in milliseconds.
-    expect((await sessionEvents(t, me.id, 'ChatUpdated')).at(-1)).to.deep.equal({ jid: b.jid, changes: { mute_end_ms: until * 1000 } });
+    expect((await eventData(t, me.id, 'ChatUpdated')).at(-1)).to.deep.equal({ jid: b.jid, changes: { mute_end_ms: until * 1000 } });
     clock.tick(3601);
     expect(await chat(b.jid), 'an expired mute shows as not muted').to.include({ mute_end_time: 0 });
     await ok('mute', { phone: b.phone, until: -1 });
@@ -93,10 +93,10 @@ describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
   it('deletes one message for me (the chat stays), or the whole chat', async () => {
     const id = await phoneSends(t, owner, a.phone, me.phone, { text: 'delete me' });
     await chatsUntil(t, owner, me.id, (p) => p.content.find((c: any) => c.jid === a.jid)?.messages_unread === 1);
-    const before = (await sessionEvents(t, me.id, 'ChatUpdated')).length;
+    const before = (await eventData(t, me.id, 'ChatUpdated')).length;
     await ok('delete', { phone: a.phone, message_id: id });
     expect(await chat(a.jid)).to.not.equal(undefined);
-    expect((await sessionEvents(t, me.id, 'ChatUpdated')).length, 'one message leaves the chat list as it was').to.equal(before);
+    expect((await eventData(t, me.id, 'ChatUpdated')).length, 'one message leaves the chat list as it was').to.equal(before);
     await ok('delete', { phone: a.phone });
     expect(await chat(a.jid)).to.equal(undefined);
     expect((await chatList(t, owner, me.id)).total).to.equal(1);

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone } from '../support/sandbox.js';
-import { SteppingClock, chatList, chatsUntil, fieldsOf, pairedInstance, phoneSends } from './helpers.js';
+import { SteppingClock, chatList, chatsUntil, fieldsOf, pairedInstance, phoneSends } from '../support/chats.js';
 
 const CHAT_FIELDS = [
   'phone', 'jid', 'name', 'last_message_user_name', 'last_message_user_phone', 'community_name', 'community_jid', 'archived',

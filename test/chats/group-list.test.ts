@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
-import { fieldsOf, pairedInstance } from './helpers.js';
+import { fieldsOf, pairedInstance } from '../support/chats.js';
 
 describe('GET /instances/{id}/group/list over the sandbox', () => {
   let t: TestGateway;

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
-import { fieldsOf, pairedInstance, phoneSends, recorded } from './helpers.js';
+import { fieldsOf, pairedInstance, phoneSends, recorded } from '../support/chats.js';
 
 describe('chat/send/text, send/buttons, react and markread over the sandbox', () => {
   let t: TestGateway;

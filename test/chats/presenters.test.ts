@@ -58,6 +58,9 @@ describe('group and chat presenters', () => {
     ]);
     // The account is known by its number; the group names it by LID: still found, not admin.
     expect(g.is_admin).to.equal(false);
+    // Found indeed: made admin under its LID, the account is admin of the group.
+    const promoted = presentGroup(group([{ jid: '11223344@lid', is_admin: true, is_super_admin: false }]), { jid: '5511900000002:7@s.whatsapp.net' }, pairs);
+    expect(promoted.is_admin).to.equal(true);
     expect(g.participants[1]).to.include({ display_name: 'Bo' });
   });
 

@@ -2,23 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
-import { newPhone } from '../support/sandbox.js';
-import { fieldsOf, pairedInstance, phoneSends, recorded } from '../chats/helpers.js';
+import { downloadBody, newPhone } from '../support/sandbox.js';
+import { fieldsOf, pairedInstance, phoneSends, recorded } from '../support/chats.js';
 
 type Kind = 'image' | 'video' | 'audio' | 'document';
-
-/** The download body from a Message event's media, as the spec maps the fields. */
-function bodyOf(media: any): Record<string, unknown> {
-  return {
-    url: media.url,
-    media_key: media.media_key,
-    mimetype: media.mimetype,
-    file_sha256: media.file_sha256,
-    file_length: media.file_length,
-    direct_path: media.direct_path,
-    file_enc_sha256: media.file_enc_sha256,
-  };
-}
 
 const flip = (b64: string, at = 0) => {
   const bytes = Buffer.from(b64, 'base64');
@@ -60,7 +47,7 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
       const plain = randomBytes(size);
       const media = await received(kind, plain, mimetype);
       expect(media).to.include({ kind, mimetype, file_length: size });
-      const res = await download(kind, bodyOf(media));
+      const res = await download(kind, downloadBody(media));
       expect(res.status, res.text).to.equal(200);
       expect(res.body).to.include({ code: 200, success: true });
       expect(res.body.data.mimetype).to.equal(mimetype);
@@ -73,7 +60,7 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
   it('does without file_enc_sha256 and direct_path (both optional)', async () => {
     const plain = randomBytes(5000);
     const media = await received('image', plain, 'image/png');
-    const { file_enc_sha256: _enc, direct_path: _path, ...body } = bodyOf(media);
+    const { file_enc_sha256: _enc, direct_path: _path, ...body } = downloadBody(media);
     const res = await download('image', body);
     expect(res.status, res.text).to.equal(200);
     expect(createHash('sha256').update(Buffer.from(res.body.data.data.split(',')[1], 'base64')).digest('base64')).to.equal(media.file_sha256);
@@ -87,9 +74,9 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
 
     it('a tampered media key, or the wrong kind of media (MAC mismatch)', async () => {
       for (const res of [
-        await download('document', { ...bodyOf(media), media_key: flip(media.media_key) }),
-        await download('document', { ...bodyOf(media), media_key: randomBytes(32).toString('base64') }),
-        await download('video', bodyOf(media)),
+        await download('document', { ...downloadBody(media), media_key: flip(media.media_key) }),
+        await download('document', { ...downloadBody(media), media_key: randomBytes(32).toString('base64') }),
+        await download('video', downloadBody(media)),
       ]) {
         expectError(res, 400, 'invalid_input');
         expect(fieldsOf(res)).to.deep.equal(['media_key']);
@@ -98,10 +85,10 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
     });
 
     it('a file_sha256 or file_enc_sha256 that does not match', async () => {
-      const plainHash = await download('document', { ...bodyOf(media), file_sha256: flip(media.file_sha256, 31) });
+      const plainHash = await download('document', { ...downloadBody(media), file_sha256: flip(media.file_sha256, 31) });
       expectError(plainHash, 400, 'invalid_input');
       expect(fieldsOf(plainHash)).to.deep.equal(['file_sha256']);
-      const encHash = await download('document', { ...bodyOf(media), file_enc_sha256: flip(media.file_enc_sha256) });
+      const encHash = await download('document', { ...downloadBody(media), file_enc_sha256: flip(media.file_enc_sha256) });
       expectError(encHash, 400, 'invalid_input');
       expect(fieldsOf(encHash)).to.deep.equal(['file_enc_sha256']);
     });
@@ -114,31 +101,31 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
         [{ file_sha256: flip(large.file_sha256, 7) }, 'file_sha256'],
       ];
       for (const [change, field] of cases) {
-        const res = await download('video', { ...bodyOf(large), ...change });
+        const res = await download('video', { ...downloadBody(large), ...change });
         expectError(res, 400, 'invalid_input');
         expect(fieldsOf(res)).to.deep.equal([field]);
       }
-      expectError(await download('image', bodyOf(large)), 400, 'invalid_input');
-      const ok = await download('video', bodyOf(large));
+      expectError(await download('image', downloadBody(large)), 400, 'invalid_input');
+      const ok = await download('video', downloadBody(large));
       expect(ok.status, ok.text).to.equal(200);
     });
 
     it('a declared size over MEDIA_MAX_BYTES, before fetching anything (413)', async () => {
-      const res = await download('document', { ...bodyOf(media), url: 'https://mmg.whatsapp.net/never/fetched', file_length: 2 * 1024 * 1024 + 1 });
+      const res = await download('document', { ...downloadBody(media), url: 'https://mmg.whatsapp.net/never/fetched', file_length: 2 * 1024 * 1024 + 1 });
       expectError(res, 413, 'payload_too_large');
       expect(fieldsOf(res)).to.deep.equal(['file_length']);
     });
 
     it('an actual size over MEDIA_MAX_BYTES, whatever the declared one (413)', async () => {
       const big = await received('video', randomBytes(2 * 1024 * 1024 + 100), 'video/mp4');
-      const res = await download('video', { ...bodyOf(big), file_length: 10 });
+      const res = await download('video', { ...downloadBody(big), file_length: 10 });
       expectError(res, 413, 'payload_too_large');
     });
 
     it('hosts that are not the media host: foreign, or another path of the gateway', async () => {
       const origin = new URL(media.url).origin;
       for (const url of ['https://evil.example.com/sandbox/media/x.enc', 'https://mmg.whatsapp.net/v/t62/x.enc', `${origin}/health`, `${origin}/sandbox/phones`, 'ftp://example.com/x']) {
-        const res = await download('document', { ...bodyOf(media), url });
+        const res = await download('document', { ...downloadBody(media), url });
         expectError(res, 400, 'invalid_input');
         expect(fieldsOf(res), url).to.deep.equal(['url']);
       }
@@ -146,11 +133,11 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
 
     it('media the host no longer has (502)', async () => {
       const gone = media.url.replace(/[A-Za-z0-9]+\.enc$/, 'NOSUCHBLOB.enc');
-      expectError(await download('document', { ...bodyOf(media), url: gone }), 502, 'upstream_failed');
+      expectError(await download('document', { ...downloadBody(media), url: gone }), 502, 'upstream_failed');
     });
 
     it('bad input, with 400 naming the field', async () => {
-      const good = bodyOf(media);
+      const good = downloadBody(media);
       const without = (field: string) => Object.fromEntries(Object.entries(good).filter(([k]) => k !== field));
       const cases: [unknown, string][] = [
         [without('url'), 'url'],
@@ -178,7 +165,7 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
 
     it("is the owner's only", async () => {
       const other = await newAccount(t.api);
-      expectError(await t.api('POST', `/instances/${me.id}/chat/downloaddocument`, { token: other.jwt, body: bodyOf(media) }), 403, 'forbidden');
+      expectError(await t.api('POST', `/instances/${me.id}/chat/downloaddocument`, { token: other.jwt, body: downloadBody(media) }), 403, 'forbidden');
     });
   });
 });
@@ -192,7 +179,7 @@ describe('media download without ALLOW_PRIVATE_TARGETS', () => {
       const sender = await newPhone(t.api, owner);
       const id = await phoneSends(t, owner, sender.phone, me.phone, { media: { kind: 'image', mimetype: 'image/png', data_base64: 'AAAA' } });
       const media = (await recorded(t, me.id, 'MessageReceived', (d) => d.message.id === id)).message.media;
-      const res = await t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body: bodyOf(media) });
+      const res = await t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body: downloadBody(media) });
       expectError(res, 400, 'invalid_input');
       expect(fieldsOf(res)).to.deep.equal(['url']);
     } finally {

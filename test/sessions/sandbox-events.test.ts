@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
-import { newPhone, pairByQr, sessionEvents, waitFor, waitForEvent, type LoggedEvent } from '../support/sandbox.js';
+import { downloadBody, newPhone, pairByQr, sessionEvents, waitFor, waitForEvent, type LoggedEvent } from '../support/sandbox.js';
 
 /** What the sandbox network does becomes events in `session-<id>`, in the shapes both drivers share. */
 describe('sandbox happenings in the session stream', function () {
@@ -81,18 +81,7 @@ describe('sandbox happenings in the session stream', function () {
     const media = data.message.media;
     expect(media).to.include({ kind: 'image', mimetype: 'image/png', caption: 'look', file_length: bytes.length });
     expect(media.url).to.equal(`${gw.gateway.url}${media.direct_path}`);
-    const download = await gw.api('POST', `/instances/${b.instance.id}/chat/downloadimage`, {
-      token: owner.jwt,
-      body: {
-        url: media.url,
-        media_key: media.media_key,
-        mimetype: media.mimetype,
-        file_sha256: media.file_sha256,
-        file_length: media.file_length,
-        direct_path: media.direct_path,
-        file_enc_sha256: media.file_enc_sha256,
-      },
-    });
+    const download = await gw.api('POST', `/instances/${b.instance.id}/chat/downloadimage`, { token: owner.jwt, body: downloadBody(media) });
     expect(download.status, download.text).to.equal(200);
     expect(download.body.data.data).to.equal(`data:image/png;base64,${bytes.toString('base64')}`);
   });

@@ -58,6 +58,19 @@ export async function instanceOf(api: Api, owner: TestAccount, instanceId: strin
   return res.body;
 }
 
+/** The download body (chat/download*) for a Message event's media, its fields mapped as the spec maps them. */
+export function downloadBody(media: any): Record<string, unknown> {
+  return {
+    url: media.url,
+    media_key: media.media_key,
+    mimetype: media.mimetype,
+    file_sha256: media.file_sha256,
+    file_length: media.file_length,
+    direct_path: media.direct_path,
+    file_enc_sha256: media.file_enc_sha256,
+  };
+}
+
 export interface LoggedEvent {
   type: string;
   data: any;

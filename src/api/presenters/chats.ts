@@ -13,7 +13,7 @@ const bare = (jid: string | undefined) => (jid ? jid.replace(/:\d+@/, '@') : '')
 const isLid = (jid: string) => jid.endsWith('@lid');
 
 /** Digits of a phone number given as digits or as a phone-number jid; '' for anything else. */
-export function digitsOf(value: string | undefined): string {
+function digitsOf(value: string | undefined): string {
   if (!value) return '';
   if (/^\d+$/.test(value)) return value;
   return value.endsWith(USER) ? (bare(value).slice(0, -USER.length).match(/^\d+$/)?.[0] ?? '') : '';

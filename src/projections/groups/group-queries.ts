@@ -19,17 +19,6 @@ export class GroupQueries {
     return { total, groups: items };
   }
 
-  /** The phone-number jid behind a LID, when the network revealed it. */
-  async phoneForLid(instanceId: string, lid: string): Promise<string | null> {
-    const doc = await this.docs.collection<LidDoc>(LID_MAP).findOne({ _id: `${instanceId}:${lid}` });
-    return doc?.pn ?? null;
-  }
-
-  async lidForPhone(instanceId: string, pn: string): Promise<string | null> {
-    const doc = await this.docs.collection<LidDoc>(LID_MAP).findOne({ instance_id: instanceId, pn });
-    return doc?.lid ?? null;
-  }
-
   /** The known pairs of the given LIDs and phone-number jids, in one read each. */
   async pairs(instanceId: string, lids: string[], pns: string[]): Promise<LidPairs> {
     const map = this.docs.collection<LidDoc>(LID_MAP);
@@ -37,9 +26,7 @@ export class GroupQueries {
       lids.length ? map.find({ _id: { $in: [...new Set(lids)].map((lid) => `${instanceId}:${lid}`) } }) : [],
       pns.length ? map.find({ instance_id: instanceId, pn: { $in: [...new Set(pns)] } }) : [],
     ]);
-    return {
-      pnByLid: new Map([...byLid, ...byPn].map((d) => [d.lid, d.pn])),
-      lidByPn: new Map([...byLid, ...byPn].map((d) => [d.pn, d.lid])),
-    };
+    const known = [...byLid, ...byPn];
+    return { pnByLid: new Map(known.map((d) => [d.lid, d.pn])), lidByPn: new Map(known.map((d) => [d.pn, d.lid])) };
   }
 }

@@ -1,7 +1,5 @@
 import type { SessionEvent } from '../../domain/session/events.js';
-import type { SessionStatusDoc } from './sessions-projection.js';
-
-const PROFILE_FIELDS = ['push_name', 'about', 'picture_id', 'picture_url', 'verified_name', 'business_name'] as const;
+import { PROFILE_FIELDS, type SessionStatusDoc } from './sessions-projection.js';
 
 /**
  * The session status of one live session, folded from the events it reports, by the same rules as

@@ -35,7 +35,8 @@ function status(event: RecordedEvent, set: Record<string, unknown>, unset: strin
   return { collection: SESSION_STATUS, op: 'updateOne', filter: { _id: instanceIdOf(event) }, update, upsert: true };
 }
 
-const PROFILE_FIELDS = ['push_name', 'about', 'picture_id', 'picture_url', 'verified_name', 'business_name'] as const;
+/** The profile fields a ProfileUpdated carries and the status keeps under the same names. */
+export const PROFILE_FIELDS = ['push_name', 'about', 'picture_id', 'picture_url', 'verified_name', 'business_name'] as const;
 
 export const sessionsProjection: Projection = {
   name: 'sessions',

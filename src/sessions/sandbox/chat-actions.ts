@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { ChatAction } from '../port.js';
 import { parseAddress, requireGroupJid } from './addresses.js';
 import type { SandboxConnection } from './connection.js';
 
@@ -9,11 +8,10 @@ import type { SandboxConnection } from './connection.js';
  * it checks the connection and the address, as the real network's app-state sync would, and the
  * gateway records what changed. Address errors name `phone`, the field of the chat routes.
  */
-export async function modifyChat(conn: SandboxConnection, chat: string, action: ChatAction): Promise<void> {
+export async function modifyChat(conn: SandboxConnection, chat: string): Promise<void> {
+  // Every action is accepted as sent: nothing on the sandbox depends on chat-level state.
   conn.connectedPhone();
   parseAddress('phone', chat);
-  // Every action is accepted as sent: nothing on the sandbox depends on chat-level state.
-  void action;
 }
 
 /**

@@ -5,7 +5,6 @@ import {
   NotConnectedError,
   type AuthStateStore,
   type ButtonsContent,
-  type ChatAction,
   type ConnectionHandlers,
   type NetworkConnection,
   type ProfileSnapshot,
@@ -120,8 +119,9 @@ export class SandboxConnection implements NetworkConnection {
     return this.actions.react(this, chat, messageId, reaction);
   }
 
-  modifyChat(chat: string, action: ChatAction): Promise<void> {
-    return modifyChat(this, chat, action);
+  /** The action itself changes nothing on the sandbox (see chat-actions.ts). */
+  modifyChat(chat: string): Promise<void> {
+    return modifyChat(this, chat);
   }
 
   groupInviteCode(group: string): Promise<string> {

@@ -1,8 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import type { Clock } from '../../src/infra/clock.js';
-import type { TestAccount, TestGateway } from '../support/gateway.js';
-import { newInstance } from '../support/gateway.js';
-import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
+import { newInstance, type TestAccount, type TestGateway } from './gateway.js';
+import { newPhone, pairByQr, sessionEvents, waitFor, waitForEvent } from './sandbox.js';
 
 /** A clock the test moves: message timestamps (seconds) differ only when the test says so. */
 export class SteppingClock implements Clock {
@@ -33,20 +32,14 @@ export async function phoneSends(t: TestGateway, owner: TestAccount, from: strin
   return res.body.message_id;
 }
 
-/** What the instance's session recorded, of one type, oldest first. */
-export async function sessionEvents(t: TestGateway, instanceId: string, type: string): Promise<any[]> {
-  const events = await t.gateway.events.readStream(`session-${instanceId}`);
-  return events.filter((e) => e.type === type).map((e) => e.data);
+/** The data of what the instance's session recorded, of one type, oldest first. */
+export async function eventData(t: TestGateway, instanceId: string, type: string): Promise<any[]> {
+  return (await sessionEvents(t.gateway, instanceId)).filter((e) => e.type === type).map((e) => e.data);
 }
 
-/** Waits until the instance has recorded an event of `type` that `match` accepts, and answers it. */
+/** Waits until the instance has recorded an event of `type` whose data `match` accepts, and answers that data. */
 export async function recorded(t: TestGateway, instanceId: string, type: string, match: (data: any) => boolean = () => true): Promise<any> {
-  let found: any;
-  await waitFor(async () => {
-    found = (await sessionEvents(t, instanceId, type)).find(match);
-    return found !== undefined;
-  }, `${type} on ${instanceId}`);
-  return found;
+  return (await waitForEvent(t.gateway, instanceId, (e) => e.type === type && match(e.data), `${type} on ${instanceId}`)).data;
 }
 
 export async function chatList(t: TestGateway, owner: TestAccount, id: string, query = ''): Promise<any> {
