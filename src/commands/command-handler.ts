@@ -1,5 +1,6 @@
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { conflict } from '../domain/errors.js';
+import { BoundedMap } from '../infra/bounded-map.js';
 import type { Clock } from '../infra/clock.js';
 import {
   WrongExpectedRevisionError,
@@ -47,7 +48,7 @@ const CACHE_LIMIT = 2000;
  * long stream is read only from where the cache stops.
  */
 export class CommandHandler {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache = new BoundedMap<string, Cached>(CACHE_LIMIT);
   private readonly lock = new KeyedLock();
 
   constructor(
@@ -109,12 +110,7 @@ export class CommandHandler {
   }
 
   private remember(streamId: string, revision: bigint, state: unknown): void {
-    this.cache.delete(streamId);
     this.cache.set(streamId, { revision, state });
-    if (this.cache.size > CACHE_LIMIT) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
   }
 
   private toEventData(event: DomainEvent, context: CommandContext): EventData {

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../infra/bounded-map.js';
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { NetworkConnection } from '../sessions/port.js';
@@ -17,10 +18,9 @@ export interface GroupInvitesOptions {
  * the instance is offline it shows what it has.
  */
 export class GroupInvites {
-  private readonly cache = new Map<string, { code: string; at: number }>();
+  private readonly cache: BoundedMap<string, { code: string; at: number }>;
   private readonly ttlMs: number;
   private readonly timeoutMs: number;
-  private readonly maxEntries: number;
 
   constructor(
     private readonly manager: SessionManager,
@@ -30,7 +30,7 @@ export class GroupInvites {
   ) {
     this.ttlMs = options.ttlMs ?? 3_600_000;
     this.timeoutMs = options.timeoutMs ?? 3_000;
-    this.maxEntries = options.maxEntries ?? 10_000;
+    this.cache = new BoundedMap(options.maxEntries ?? 10_000);
   }
 
   async codes(instanceId: string, groups: string[]): Promise<Map<string, string>> {
@@ -68,13 +68,6 @@ export class GroupInvites {
   }
 
   private remember(key: string, code: string, at: number): void {
-    this.cache.delete(key);
     this.cache.set(key, { code, at });
-    // Oldest first out: a Map iterates in insertion order.
-    while (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest === undefined) break;
-      this.cache.delete(oldest);
-    }
   }
 }

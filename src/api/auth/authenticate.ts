@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError, forbidden, notFound, unauthorized } from '../../domain/errors.js';
+import { BoundedMap } from '../../infra/bounded-map.js';
 import type { Clock } from '../../infra/clock.js';
 import { sameHash, tokenHash } from '../../infra/crypto/secrets.js';
 import type { AccountQueries } from '../../projections/accounts/account-queries.js';
@@ -7,6 +8,9 @@ import type { InstanceDoc } from '../../projections/instances/instances-projecti
 import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
 import type { AuthMode, Principal } from '../route.js';
 import type { JwtIssuer } from './jwt.js';
+
+/** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
+const REMEMBERED_TOKENS = 10_000;
 
 export interface AuthResult {
   principal?: Principal;
@@ -22,9 +26,9 @@ export class Authenticator {
    * A client token is given once, at sign-up, and never reassigned (rotation changes only the
    * secret), so which account it names can be remembered. Bounded; only hits are kept.
    */
-  private readonly clientTokenOwners = new Map<string, string>();
+  private readonly clientTokenOwners = new BoundedMap<string, string>(REMEMBERED_TOKENS);
   /** Hashes of instance tokens seen lately: hashing cost more than the rest of the check. */
-  private readonly instanceTokenHashes = new Map<string, string>();
+  private readonly instanceTokenHashes = new BoundedMap<string, string>(REMEMBERED_TOKENS);
 
   constructor(
     private readonly jwt: JwtIssuer,
@@ -77,28 +81,18 @@ export class Authenticator {
     let hash = this.instanceTokenHashes.get(token);
     if (hash === undefined) {
       hash = tokenHash(token);
-      remember(this.instanceTokenHashes, token, hash);
+      this.instanceTokenHashes.set(token, hash);
     }
     return hash;
   }
 
+  /** Called on a miss of `clientTokenOwners` (a hit is read inline, without an await). */
   private async ownerOfClientToken(clientToken: string): Promise<string | null> {
-    const known = this.clientTokenOwners.get(clientToken);
-    if (known !== undefined) return known;
     const account = await this.accounts.byClientToken(clientToken);
     if (!account) return null;
-    remember(this.clientTokenOwners, clientToken, account._id);
+    this.clientTokenOwners.set(clientToken, account._id);
     return account._id;
   }
-}
-
-/** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
-function remember(map: Map<string, string>, key: string, value: string): void {
-  if (map.size >= 10_000) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
-  map.set(key, value);
 }
 
 function bearerToken(header: string): string | null {

@@ -1,5 +1,6 @@
 import { webcrypto } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
+import { BoundedMap } from '../../infra/bounded-map.js';
 
 const ISSUER = 'messaging-gateway';
 const AUDIENCE = 'gateway-api';
@@ -14,7 +15,7 @@ export class JwtIssuer {
    * A token is immutable and valid until it expires, so a verified one need not be verified
    * again on the next request; its expiry is still checked against the clock every time.
    */
-  private readonly verified = new Map<string, { sub: string; exp: number }>();
+  private readonly verified = new BoundedMap<string, { sub: string; exp: number }>(VERIFIED_LIMIT);
 
   constructor(
     key: Uint8Array,
@@ -68,10 +69,6 @@ export class JwtIssuer {
   }
 
   private remember(token: string, sub: string, exp: number): void {
-    if (this.verified.size >= VERIFIED_LIMIT) {
-      const oldest = this.verified.keys().next().value;
-      if (oldest !== undefined) this.verified.delete(oldest);
-    }
     this.verified.set(token, { sub, exp });
   }
 }

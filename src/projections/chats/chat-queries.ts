@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import { CHATS, type ChatDoc } from './chats-projection.js';
 
@@ -11,7 +12,7 @@ export class ChatQueries {
    * Counting an instance's chats walks its index entries (10,000 chats: a third of a request).
    * The count is kept until the chats projection commits anything, which is when it can change.
    */
-  private readonly counts = new Map<string, { version: bigint; total: Promise<number> }>();
+  private readonly counts = new BoundedMap<string, { version: bigint; total: Promise<number> }>(MAX_CACHED_COUNTS);
 
   constructor(
     private readonly docs: DocumentStore,
@@ -45,7 +46,6 @@ export class ChatQueries {
     const total = this.docs.collection<ChatDoc>(CHATS).count({ instance_id: instanceId });
     this.counts.set(instanceId, { version, total });
     total.catch(() => this.counts.delete(instanceId));
-    if (this.counts.size > MAX_CACHED_COUNTS) this.counts.delete(this.counts.keys().next().value as string);
     return total;
   }
 }

@@ -1,4 +1,5 @@
 import type { Database, RangeOptions } from 'lmdb';
+import { BoundedMap } from '../../bounded-map.js';
 import { outweighs } from '../../weight.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
@@ -39,7 +40,7 @@ export class Storage {
    * committed yet is "unsettled": it is neither served from nor added to the cache until the store
    * reports the commit (`settle`), so a reader never caches a value a commit is about to replace.
    */
-  private readonly decoded = new Map<string, CachedDoc>();
+  private readonly decoded = new BoundedMap<string, CachedDoc>(CACHED_DOCS);
   /** Per key, how many write transactions that wrote it have not settled yet. */
   private readonly unsettled = new Map<string, number>();
   private writing = false;
@@ -81,10 +82,6 @@ export class Storage {
     // A writer reads what it is about to replace: caching that would be wasted work. Large
     // documents (media chunks, big groups) are read rarely and would crowd out the rest.
     if (doc === undefined || this.writing || this.unsettled.has(cacheKey) || outweighs(doc, CACHED_DOC_BUDGET)) return doc;
-    if (this.decoded.size >= CACHED_DOCS) {
-      const oldest = this.decoded.keys().next().value;
-      if (oldest !== undefined) this.decoded.delete(oldest);
-    }
     // Decoded objects are dictionaries to V8; spreading one yields a fast object, and copying a
     // fast object by spread costs a fiftieth of copying a dictionary.
     const fast = { ...copyValue(doc) };
