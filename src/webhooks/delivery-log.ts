@@ -1,27 +1,8 @@
+import type { Static } from '@sinclair/typebox';
+import type { Delivery, DeliveryPage } from '../api/schemas/webhook-deliveries.js';
 import { notFound } from '../domain/errors.js';
 import type { DeliveryRepo } from './deliveries/delivery-repo.js';
-import type { DeliveryDoc, DeliveryStatus } from './deliveries/documents.js';
-
-export interface DeliveryView {
-  id: string;
-  event_id: string;
-  type: string;
-  status: DeliveryStatus;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  next_attempt_at: string | null;
-}
-
-export interface DeliveryPageView {
-  page: number;
-  page_size: number;
-  total: number;
-  total_pages: number;
-  content: DeliveryView[];
-}
+import { statusOf, type DeliveryDoc, type DeliveryStatus } from './deliveries/documents.js';
 
 /** What the delivery routes need: the log, read newest first, and a hand-made retry. */
 export class DeliveryLog {
@@ -31,7 +12,8 @@ export class DeliveryLog {
     private readonly retryByHand: (delivery: DeliveryDoc) => Promise<DeliveryStatus>,
   ) {}
 
-  async page(instanceId: string, page: number, pageSize: number, status?: DeliveryStatus): Promise<DeliveryPageView> {
+  /** The route's documented answer (CONTRACT.md, Webhooks), fields in its order. */
+  async page(instanceId: string, page: number, pageSize: number, status?: DeliveryStatus): Promise<Static<typeof DeliveryPage>> {
     const { total, items } = await this.repo.page(instanceId, status, page, pageSize);
     return { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize), content: items.map(present) };
   }
@@ -44,12 +26,12 @@ export class DeliveryLog {
   }
 }
 
-function present(d: DeliveryDoc): DeliveryView {
+function present(d: DeliveryDoc): Static<typeof Delivery> {
   return {
     id: d._id,
     event_id: d.event_id,
     type: d.type,
-    status: d.status,
+    status: statusOf(d.state),
     attempts: d.attempts,
     last_status_code: d.last_status_code,
     last_error: d.last_error,

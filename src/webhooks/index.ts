@@ -70,6 +70,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const logger = deps.logger.child({ module: 'webhooks' });
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
+  const horizonMs = config.WEBHOOK_RETRY_HORIZON_S * 1000;
   const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
   const http = leanAxios({
     adapter: undiciAdapter(agent),
@@ -98,7 +99,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
       timing: {
         baseMs: config.WEBHOOK_RETRY_BASE_MS,
         maxMs: config.WEBHOOK_RETRY_MAX_MS,
-        horizonMs: config.WEBHOOK_RETRY_HORIZON_S * 1000,
+        horizonMs,
       },
     }),
     limits: {
@@ -107,7 +108,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
       laneHeld: tuning.laneHeld ?? 256,
       hostRetriesHeld: tuning.hostRetriesHeld ?? 256,
     },
-    horizonMs: config.WEBHOOK_RETRY_HORIZON_S * 1000,
+    horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
   });
   const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice));

@@ -14,11 +14,12 @@ export function sign(key: Buffer, id: string, timestampS: number, body: string):
   return `v1,${mac}`;
 }
 
-export interface SignedHeaders {
+/** A type alias, not an interface, so it passes as a plain header record (axios's). */
+export type SignedHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 export function signedHeaders(key: Buffer, id: string, timestampS: number, body: string): SignedHeaders {
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampS), 'webhook-signature': sign(key, id, timestampS, body) };

@@ -129,5 +129,10 @@ describe('webhook bodies', () => {
       'URL', 'mediaKey', 'directPath', 'fileEncSha256', 'fileSHA256', 'fileLength', 'mimetype', 'caption', 'width', 'height', 'contextInfo',
     );
     expect(doc.webhooks.ReadReceipt.post.requestBody.content['application/json'].schema.required).to.include('state');
+    // CONTRACT.md's body fields, in its order.
+    expect(Object.keys(message.properties)).to.deep.equal(['id', 'type', 'instance_id', 'seq', 'created_at', 'event']);
+    expect(Object.keys(doc.webhooks.ReadReceipt.post.requestBody.content['application/json'].schema.properties)).to.deep.equal(
+      ['id', 'type', 'instance_id', 'seq', 'created_at', 'event', 'state'],
+    );
   });
 });

@@ -1,10 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- bodies are read field by field */
 import { expect } from 'chai';
-import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
+import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import { openHarness, type Harness } from './support/harness.js';
 import { Receiver, until, verifies } from './support/receiver.js';
 
-const deliveries = (h: Harness) => h.docs.collection<DeliveryDoc>(DELIVERIES).find({}, { sort: { pos: 1 } });
+/** The stored deliveries, each with the status the log answers for it. */
+const deliveries = async (h: Harness) =>
+  (await h.docs.collection<DeliveryDoc>(DELIVERIES).find({}, { sort: { pos: 1 } })).map((d) => ({ ...d, status: statusOf(d.state) }));
 
 describe('webhook delivery (reactor + dispatcher on the embedded stores)', function () {
   this.timeout(20_000);

@@ -71,8 +71,10 @@ describe('webhooks over HTTP (sandbox network)', function () {
     const page = await log(a.id);
     expect(page).to.include({ page: 1, page_size: 50, total: 6, total_pages: 1 });
     expect(page.content.map((d: any) => d.status)).to.deep.equal(Array(6).fill('delivered'));
-    expect(page.content[0]).to.have.keys(
-      'id', 'event_id', 'type', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'delivered_at', 'next_attempt_at',
+    // CONTRACT.md's fields, in its order.
+    expect(Object.keys(page)).to.deep.equal(['page', 'page_size', 'total', 'total_pages', 'content']);
+    expect(Object.keys(page.content[0])).to.deep.equal(
+      ['id', 'event_id', 'type', 'status', 'attempts', 'last_status_code', 'last_error', 'created_at', 'delivered_at', 'next_attempt_at'],
     );
   });
 
@@ -107,6 +109,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     expect(out.event.Message.conversation).to.equal('outbound');
     const receipt = rx.ofType('ReadReceipt')[0]!.body;
     expect(receipt.state).to.equal('Read');
+    expect(Object.keys(receipt)).to.deep.equal(['id', 'type', 'instance_id', 'seq', 'created_at', 'event', 'state']);
     expect(receipt.event.MessageIDs).to.deep.equal([outId]);
     expect(rx.ofType('GroupParticipantsAdd')[0]!.body.event).to.include({ JID: group.body.jid });
     expect(rx.ofType('GroupParticipantsAdd')[0]!.body.event.Participants).to.deep.equal([third.jid]);

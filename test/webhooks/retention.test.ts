@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/errors.js';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
-import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
+import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import { dueNow } from '../../src/webhooks/deliveries/outcomes.js';
 import { expectError, newAccount, newInstance, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
@@ -100,7 +100,7 @@ describe('webhook delivery log retention', function () {
       const left = await all();
       expect(left.map(text)).to.deep.equal(['pending old', 'recent delivered', 'fail recent']);
       const pending = left.find((d) => text(d) === 'pending old')!;
-      expect(pending.status).to.equal('pending');
+      expect(statusOf(pending.state)).to.equal('pending');
 
       const page = await log(a.id);
       expect(page).to.include({ total: 3, total_pages: 1 });

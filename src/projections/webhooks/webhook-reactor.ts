@@ -145,7 +145,6 @@ export class WebhookReactor implements Projection {
       host: originOf(hook.url),
       body,
       state: 'queued',
-      status: 'pending',
       attempts: 0,
       last_status_code: null,
       last_error: null,

@@ -1,20 +1,28 @@
-import type { SessionEventData, SessionEventType } from '../../domain/session/events.js';
+import type { NetworkMessage, SessionEventData, SessionEventType } from '../../domain/session/events.js';
 import type { JsonObject } from '../../infra/eventstore/port.js';
 import { messageEvent } from './message.js';
 import type { RenderedEvent, WebhookType } from './schemas.js';
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-type Renderers = { [K in SessionEventType]?: { type: WebhookType; render(data: SessionEventData<K>): RenderedEvent } };
+/** A renderer names its webhook type once; the body it builds is checked against that type's schema. */
+type Renderer<K extends SessionEventType> = {
+  [T in WebhookType]: { type: T; render(data: SessionEventData<K>): Omit<Extract<RenderedEvent, { type: T }>, 'type'> };
+}[WebhookType];
+type Renderers = { [K in SessionEventType]?: Renderer<K> };
+
+const message = (d: { message: NetworkMessage }) => ({ event: messageEvent(d.message) });
+const participants = (d: SessionEventData<'GroupParticipantsAdded' | 'GroupParticipantsRemoved'>) => ({
+  event: { JID: d.group, Participants: d.participants.map((p) => p.jid), Sender: d.by ?? '' },
+});
 
 /** Which stored session event becomes which webhook, and how its body is built. */
 const RENDERERS: Renderers = {
-  MessageReceived: { type: 'Message', render: (d) => ({ type: 'Message', event: messageEvent(d.message) }) },
-  MessageSent: { type: 'Message', render: (d) => ({ type: 'Message', event: messageEvent(d.message) }) },
+  MessageReceived: { type: 'Message', render: message },
+  MessageSent: { type: 'Message', render: message },
   ReceiptReceived: {
     type: 'ReadReceipt',
     render: (d) => ({
-      type: 'ReadReceipt',
       event: { MessageIDs: d.message_ids, Chat: d.chat, Sender: d.sender, Timestamp: iso(d.timestamp_s) },
       state: d.state,
     }),
@@ -22,31 +30,28 @@ const RENDERERS: Renderers = {
   SessionConnected: {
     type: 'Connected',
     render: (d) => ({
-      type: 'Connected',
       event: { JID: d.jid, Phone: d.phone, Business: d.business, ...(d.push_name !== undefined ? { PushName: d.push_name } : {}) },
     }),
   },
   SessionDisconnected: {
     type: 'Disconnected',
     render: (d) => ({
-      type: 'Disconnected',
       event: { Reason: d.reason, LoggedOut: d.reason === 'logged_out', ...(d.status_code !== undefined ? { StatusCode: d.status_code } : {}) },
     }),
   },
   SessionLoggedOut: {
     type: 'Disconnected',
-    render: (d) => ({ type: 'Disconnected', event: { Reason: 'logged_out', LoggedOut: true, By: d.by } }),
+    render: (d) => ({ event: { Reason: 'logged_out', LoggedOut: true, By: d.by } }),
   },
   PresenceUpdated: {
     type: 'Presence',
     render: (d) => ({
-      type: 'Presence',
       event: { From: d.jid, Unavailable: d.state === 'unavailable', ...(d.last_seen_s !== undefined ? { LastSeen: iso(d.last_seen_s) } : {}) },
     }),
   },
   ChatPresenceUpdated: {
     type: 'ChatPresence',
-    render: (d) => ({ type: 'ChatPresence', event: { Chat: d.chat, Sender: d.sender, State: d.state } }),
+    render: (d) => ({ event: { Chat: d.chat, Sender: d.sender, State: d.state } }),
   },
   HistorySyncReceived: {
     type: 'HistorySync',
@@ -66,7 +71,6 @@ const RENDERERS: Renderers = {
         MessageCount: counts.get(c.jid) ?? 0,
       }));
       return {
-        type: 'HistorySync',
         event: {
           SyncType: d.sync_type,
           ...(d.progress !== undefined ? { Progress: d.progress } : {}),
@@ -76,20 +80,8 @@ const RENDERERS: Renderers = {
       };
     },
   },
-  GroupParticipantsAdded: {
-    type: 'GroupParticipantsAdd',
-    render: (d) => ({
-      type: 'GroupParticipantsAdd',
-      event: { JID: d.group, Participants: d.participants.map((p) => p.jid), Sender: d.by ?? '' },
-    }),
-  },
-  GroupParticipantsRemoved: {
-    type: 'GroupParticipantsRemove',
-    render: (d) => ({
-      type: 'GroupParticipantsRemove',
-      event: { JID: d.group, Participants: d.participants.map((p) => p.jid), Sender: d.by ?? '' },
-    }),
-  },
+  GroupParticipantsAdded: { type: 'GroupParticipantsAdd', render: participants },
+  GroupParticipantsRemoved: { type: 'GroupParticipantsRemove', render: participants },
 };
 
 /** Stored event types that become webhooks. */
@@ -102,6 +94,6 @@ export function webhookTypeOf(storedType: string): WebhookType | undefined {
 
 /** Builds the type-specific part of the body. Throws on data that does not have the stored shape. */
 export function renderEvent(storedType: string, data: JsonObject): RenderedEvent | undefined {
-  const renderer = RENDERERS[storedType as SessionEventType] as { render(d: JsonObject): RenderedEvent } | undefined;
-  return renderer?.render(data);
+  const renderer = RENDERERS[storedType as SessionEventType] as { type: WebhookType; render(d: JsonObject): object } | undefined;
+  return renderer && ({ type: renderer.type, ...renderer.render(data) } as RenderedEvent);
 }

@@ -158,17 +158,21 @@ const envelopeFields = {
   created_at: Type.String({ format: 'date-time', description: 'when it happened' }),
 };
 
-const body = <N extends string, E extends TSchema>(type: N, event: E) =>
-  Type.Object({ ...envelopeFields, type: Type.Literal(type), event });
+/** CONTRACT.md's field order: `{id, type, instance_id, seq, created_at, event, state?}`. */
+const body = <N extends string, E extends TSchema, X extends Record<string, TSchema> = Record<never, never>>(type: N, event: E, extra?: X) =>
+  Type.Object({
+    id: envelopeFields.id,
+    type: Type.Literal(type),
+    instance_id: envelopeFields.instance_id,
+    seq: envelopeFields.seq,
+    created_at: envelopeFields.created_at,
+    event,
+    ...(extra as X),
+  });
 
 export const WebhookBodies = {
   Message: body('Message', MessageEvent),
-  ReadReceipt: Type.Object({
-    ...envelopeFields,
-    type: Type.Literal('ReadReceipt'),
-    event: ReadReceiptEvent,
-    state: Type.Union(ReceiptStates.map((s) => Type.Literal(s))),
-  }),
+  ReadReceipt: body('ReadReceipt', ReadReceiptEvent, { state: Type.Union(ReceiptStates.map((s) => Type.Literal(s))) }),
   Connected: body('Connected', ConnectedEvent),
   Disconnected: body('Disconnected', DisconnectedEvent),
   Presence: body('Presence', PresenceEvent),
@@ -179,7 +183,6 @@ export const WebhookBodies = {
 } as const;
 
 export type WebhookType = keyof typeof WebhookBodies;
-export type WebhookBody = { [K in WebhookType]: Static<(typeof WebhookBodies)[K]> }[WebhookType];
 export type MessageEvent = Static<typeof MessageEvent>;
 export type MessageContent = Static<typeof MessageContent>;
 

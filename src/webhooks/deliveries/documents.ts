@@ -28,7 +28,7 @@ export interface DeliveryDoc extends Document {
   instance_id: string;
   seq: number;
   type: WebhookType;
-  /** Log position of the event: the order first attempts are discovered in. */
+  /** Log position of the event: the deliveries' order across instances (for inspection; the dispatcher goes by seq). */
   pos: number;
   /** The webhook URL in force when the event happened. */
   url: string;
@@ -36,8 +36,8 @@ export interface DeliveryDoc extends Document {
   host: string;
   /** Exactly the bytes that are signed and sent, the same on every attempt. */
   body: string;
+  /** The log answers its status (statusOf). */
   state: DeliveryState;
-  status: DeliveryStatus;
   attempts: number;
   last_status_code: number | null;
   last_error: string | null;

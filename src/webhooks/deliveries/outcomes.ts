@@ -18,17 +18,17 @@ export function afterAttempt(delivery: DeliveryDoc, outcome: Outcome, nowMs: num
   };
   switch (outcome.kind) {
     case 'delivered':
-      return { ...next, state: 'delivered', status: 'delivered', delivered_at: new Date(nowMs).toISOString(), next_attempt_at: null };
+      return { ...next, state: 'delivered', delivered_at: new Date(nowMs).toISOString(), next_attempt_at: null };
     case 'retry':
-      return { ...next, state: 'retrying', status: 'pending', due_ms: outcome.dueMs, next_attempt_at: new Date(outcome.dueMs).toISOString() };
+      return { ...next, state: 'retrying', due_ms: outcome.dueMs, next_attempt_at: new Date(outcome.dueMs).toISOString() };
     case 'failed':
-      return { ...next, state: 'failed', status: 'failed', next_attempt_at: null };
+      return { ...next, state: 'failed', next_attempt_at: null };
   }
 }
 
 /** A delivery that can no longer be attempted: failed, without counting an attempt. */
 export function expired(delivery: DeliveryDoc, error: string): DeliveryDoc {
-  return { ...delivery, state: 'failed', status: 'failed', last_error: error, next_attempt_at: null, retry_host: null };
+  return { ...delivery, state: 'failed', last_error: error, next_attempt_at: null, retry_host: null };
 }
 
 /** Due now, whatever its state, with a fresh retry horizon (a retry asked for by hand). */
@@ -36,7 +36,6 @@ export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
   return {
     ...delivery,
     state: 'retrying',
-    status: 'pending',
     due_ms: nowMs,
     retry_host: delivery.host,
     next_attempt_at: new Date(nowMs).toISOString(),

@@ -81,10 +81,6 @@ export class Scheduler {
 
   constructor(private readonly limits: SchedulerLimits) {}
 
-  get inFlight(): number {
-    return this.running;
-  }
-
   lane(instanceId: string): Lane {
     let lane = this.lanes.get(instanceId);
     if (!lane) this.lanes.set(instanceId, (lane = new Lane(instanceId)));
@@ -156,11 +152,6 @@ export class Scheduler {
       lane.busy = false;
       this.offer(lane);
     }
-  }
-
-  /** Whether any work waits or runs (for a graceful stop). */
-  get idle(): boolean {
-    return this.running === 0;
   }
 
   private offer(lane: Lane): void {

@@ -38,7 +38,7 @@ export class Sender {
     try {
       // The instance carries the constant settings (JSON, stream answers, every status judged here).
       const res = await this.options.http.post<Readable>(delivery.url, body, {
-        headers: { ...signedHeaders(key, delivery._id, timestampS, delivery.body) },
+        headers: signedHeaders(key, delivery._id, timestampS, delivery.body),
         signal,
       });
       // A receiver that answered and then broke its body off has still answered.
@@ -57,8 +57,7 @@ export class Sender {
     if (verdict === 'delivered') return { kind: 'delivered', statusCode: status };
     const error = excerpt ? `HTTP ${status}: ${excerpt}` : `HTTP ${status}`;
     if (verdict === 'final') return { kind: 'failed', statusCode: status, error };
-    const nowMs = this.options.clock.now().getTime();
-    return this.retryOrGiveUp(delivery, status, error, parseRetryAfter(retryAfter, nowMs));
+    return this.retryOrGiveUp(delivery, status, error, retryAfter);
   }
 
   private networkFailure(delivery: DeliveryDoc, err: unknown): Outcome {
@@ -70,10 +69,10 @@ export class Sender {
     return this.retryOrGiveUp(delivery, null, message || String(code ?? 'network error'));
   }
 
-  private retryOrGiveUp(delivery: DeliveryDoc, statusCode: number | null, error: string, retryAfterMs?: number): Outcome {
+  private retryOrGiveUp(delivery: DeliveryDoc, statusCode: number | null, error: string, retryAfter?: string): Outcome {
     const { timing, random, clock } = this.options;
     const nowMs = clock.now().getTime();
-    const dueMs = nowMs + retryDelayMs(timing, delivery.attempts + 1, random, retryAfterMs);
+    const dueMs = nowMs + retryDelayMs(timing, delivery.attempts + 1, random, parseRetryAfter(retryAfter, nowMs));
     if (dueMs > delivery.horizon_from_ms + timing.horizonMs) {
       return { kind: 'failed', statusCode, error: `${error} (retry horizon reached)` };
     }

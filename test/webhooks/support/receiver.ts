@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor } from '../../support/sandbox.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -106,11 +107,7 @@ export function verifies(secret: string, r: Received, nowS = Math.floor(Date.now
   });
 }
 
-export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+/** The shared waitFor, for conditions that may also be synchronous (counters on the receiver). */
+export function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void> {
+  return waitFor(async () => condition(), what, timeoutMs);
 }
