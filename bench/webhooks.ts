@@ -16,7 +16,6 @@ import { randomIds } from '../src/infra/ids.js';
 import { accountsProjection } from '../src/projections/accounts/accounts-projection.js';
 import { chatsProjection } from '../src/projections/chats/chats-projection.js';
 import { groupsProjection } from '../src/projections/groups/groups-projection.js';
-import { InstanceQueries } from '../src/projections/instances/instance-queries.js';
 import { instancesProjection } from '../src/projections/instances/instances-projection.js';
 import { ProjectionRunner } from '../src/projections/runner.js';
 import { sessionsProjection } from '../src/projections/sessions/sessions-projection.js';
@@ -118,7 +117,7 @@ async function setup(hookUrl: string, all: boolean): Promise<Setup> {
   const events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
   const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'docs') });
   const box = new SecretBox(randomBytes(32));
-  const webhooks = createWebhooks({ events, docs, clock: systemClock, ids: randomIds, logger, config, box, instanceQueries: new InstanceQueries(docs) });
+  const webhooks = createWebhooks({ docs, clock: systemClock, logger, config, box });
   const readModels = all ? [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection] : [];
   const runner = new ProjectionRunner(events, docs, [...readModels, ...webhooks.projections], logger);
   const recorder = new SessionRecorder(events, randomIds, systemClock, 'bench', 30);

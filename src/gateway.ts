@@ -75,7 +75,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
   const instanceQueries = new InstanceQueries(backends.docs);
-  const webhooks = createWebhooks({ events: backends.events, docs: backends.docs, clock, ids, logger, config, box, instanceQueries }, options.webhooks);
+  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,

@@ -5,14 +5,11 @@ import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
-import type { EventStore } from '../infra/eventstore/port.js';
 import { leanAxios } from '../infra/http/lean-axios.js';
 import { createOutboundAgent } from '../infra/http/outbound-agent.js';
 import { undiciAdapter } from '../infra/http/undici-axios-adapter.js';
-import type { IdGenerator } from '../infra/ids.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
-import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
 import { RetentionSweeper } from './deliveries/retention.js';
@@ -23,14 +20,11 @@ import { SigningKeys } from './dispatch/signing-keys.js';
 import { webhookOpenApi } from './openapi.js';
 
 export interface WebhookDeps {
-  events: EventStore;
   docs: DocumentStore;
   clock: Clock;
-  ids: IdGenerator;
   logger: Logger;
   config: Config;
   box: SecretBox;
-  instanceQueries: InstanceQueries;
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */

@@ -9,7 +9,6 @@ import { EmbeddedDocumentStore } from '../../../src/infra/docstore/embedded/embe
 import { EmbeddedEventStore } from '../../../src/infra/eventstore/embedded/embedded-event-store.js';
 import type { EventData } from '../../../src/infra/eventstore/port.js';
 import { randomIds } from '../../../src/infra/ids.js';
-import { InstanceQueries } from '../../../src/projections/instances/instance-queries.js';
 import { ProjectionRunner } from '../../../src/projections/runner.js';
 import { createWebhooks, type WebhookTuning, type Webhooks } from '../../../src/webhooks/index.js';
 import type { Clock } from '../../../src/infra/clock.js';
@@ -56,7 +55,7 @@ export async function openHarness(env: Record<string, string> = {}, tuning: Webh
 
   const build = async (t: WebhookTuning) => {
     const webhooks = createWebhooks(
-      { events, docs, clock: theClock, ids: randomIds, logger, config, box, instanceQueries: new InstanceQueries(docs) },
+      { docs, clock: theClock, logger, config, box },
       t,
     );
     const runner = new ProjectionRunner(events, docs, webhooks.projections, logger);
