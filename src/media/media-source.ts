@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { request, type Agent } from 'undici';
 import { DomainError, invalidInput } from '../domain/errors.js';
+import { createOutboundAgent } from '../infra/http/outbound-agent.js';
 import { checkOutboundUrl } from '../infra/http/outbound-policy.js';
-import { BlockedAddressError, publicOnlyLookup } from '../infra/http/public-lookup.js';
+import { BlockedAddressError } from '../infra/http/public-lookup.js';
 
 export interface MediaSourceOptions {
   /** The network's media hosts (NetworkChoice.mediaHosts): nothing else is ever fetched. */
@@ -30,11 +31,7 @@ export class MediaSource {
 
   constructor(private readonly options: MediaSourceOptions) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.agent = new Agent({
-      connect: options.allowPrivate ? { timeout: this.timeoutMs } : { timeout: this.timeoutMs, lookup: publicOnlyLookup },
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-    });
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, timeoutMs: this.timeoutMs });
   }
 
   /** Refuses a URL the instance may not make us fetch (400 naming `url`). */

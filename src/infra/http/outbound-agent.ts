@@ -4,20 +4,20 @@ import { publicOnlyLookup } from './public-lookup.js';
 export interface OutboundAgentOptions {
   /** ALLOW_PRIVATE_TARGETS: skip the connect-time address check (development, tests). */
   allowPrivate: boolean;
-  /** Connections kept per origin; also the most requests in flight to one origin. */
-  connectionsPerOrigin: number;
+  /** Connections kept per origin; also the most requests in flight to one origin. Default: no cap. */
+  connectionsPerOrigin?: number;
   /** Connect, headers and body timeouts, each. */
   timeoutMs: number;
 }
 
 /**
- * One keep-alive connection pool per origin for calls made on a tenant's behalf. Names are
+ * One keep-alive connection pool per origin for calls made on a tenant's behalf (webhooks, media). Names are
  * resolved through the policy check on every new connection; reused connections were checked
  * when they were opened.
  */
 export function createOutboundAgent(options: OutboundAgentOptions): Agent {
   return new Agent({
-    connections: options.connectionsPerOrigin,
+    ...(options.connectionsPerOrigin === undefined ? {} : { connections: options.connectionsPerOrigin }),
     pipelining: 1,
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
