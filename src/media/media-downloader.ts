@@ -17,7 +17,7 @@ import type { MediaRequest } from './media-request.js';
 const encryptedLength = (length: number) => (Math.floor(length / 16) + 1) * 16 + MAC_LENGTH;
 
 /**
- * From this announced size on, the bytes are received whole into shared memory and verified and
+ * From this announced size on, the bytes are received whole into shared memory, then verified and
  * decrypted on worker threads; below it, one streaming pass on the event loop costs less than
  * the hand-over.
  */
@@ -85,7 +85,7 @@ export class MediaDownloader {
   }
 
   /**
-   * The workers hashed and decrypted the bytes while they arrived; the plain bytes stay unused
+   * The workers hash and decrypt the received bytes; the plain bytes stay unused
    * until the MAC, the encrypted hash, the padding and the plain hash have all been checked, in
    * that order.
    */

@@ -93,7 +93,7 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
       expect(fieldsOf(encHash)).to.deep.equal(['file_enc_sha256']);
     });
 
-    it('the same refusals for large media, verified off the event loop while it downloads', async () => {
+    it('the same refusals for large media, verified off the event loop once received', async () => {
       const large = await received('video', randomBytes(600_000), 'video/mp4');
       const cases: [Record<string, unknown>, string][] = [
         [{ media_key: flip(large.media_key) }, 'media_key'],
