@@ -13,6 +13,11 @@ export interface Projection {
   /** Declares indexes; runs before the first event. */
   setup?(docs: DocumentStore): Promise<void>;
   apply(event: RecordedEvent): WriteOp[];
+  /**
+   * Told once the writes of every event up to `position` are committed. A reactor hands on what
+   * it decided only then: before, a failed commit could still take it back.
+   */
+  committed?(position: bigint): void;
 }
 
 /** Reads a required metadata timestamp, falling back to when the store recorded the event. */

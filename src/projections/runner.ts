@@ -156,6 +156,12 @@ export class ProjectionRunner {
     }
     this.positions.set(projection.name, last);
     this.release(projection.name, last);
+    try {
+      projection.committed?.(last);
+    } catch (err) {
+      // The commit stands; whatever the projection failed to pass on is its own to recover.
+      this.logger.error({ err, projection: projection.name }, 'projection failed to take note of a commit');
+    }
   }
 }
 

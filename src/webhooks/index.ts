@@ -105,7 +105,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
   });
-  const reactor = new WebhookReactor(logger, (notice) => dispatcher.queued(notice));
+  const reactor = new WebhookReactor(logger, (notices) => dispatcher.queued(notices));
   const log = new DeliveryLog(repo, (delivery) => dispatcher.retryByHand(delivery));
   const retention = new RetentionSweeper({
     repo,

@@ -90,4 +90,29 @@ describe('ProjectionRunner', () => {
     await second.stop();
     await first.stop();
   });
+
+  it('tells a projection of each commit once it is in the store, and of no commit that failed', async () => {
+    const told: bigint[] = [];
+    const stored: bigint[] = [];
+    let failures = 1;
+    const store = Object.create(docs) as DocumentStore;
+    store.batch = async (ops: WriteOp[], options?: WriteOptions) => {
+      if (ops.some((op) => op.collection === 'ticks') && failures-- > 0) throw new Error('disk full');
+      await docs.batch(ops, options);
+      const saved = ops.find((op) => op.collection === 'checkpoints' && op.op === 'replaceOne');
+      if (saved && saved.op === 'replaceOne') stored.push(BigInt(String(saved.doc.position)));
+    };
+    const noting: Projection = { ...ticks, name: 'noting', committed: (position) => told.push(position) };
+    const runner = new ProjectionRunner(events, store, [noting], logger);
+    await runner.start();
+    let head = 0n;
+    for (let i = 0; i < 3; i++) head = (await tick('s')).position;
+    expect(await runner.waitFor(head, ['noting'], 5000)).to.equal(true);
+    await runner.stop();
+    // The failed batch was retried (after RETRY_MS); only positions actually stored were told.
+    expect(told.length).to.be.greaterThan(0);
+    expect(told[told.length - 1]).to.equal(head);
+    for (const position of told) expect(stored).to.include(position);
+    expect([...told].sort((a, b) => (a < b ? -1 : 1))).to.deep.equal(told);
+  });
 });

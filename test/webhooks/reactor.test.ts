@@ -105,7 +105,12 @@ describe('webhook reactor', function () {
     const inner = await EmbeddedDocumentStore.open({ path: join(dir, 'flaky') });
     const flaky = failingOnce(inner);
     // Live, so the runner commits in small batches and the failure lands after the creations.
-    const runner = new ProjectionRunner(h.events, flaky, [new WebhookReactor(logger)], logger);
+    // The dispatcher is told of each delivery once it is committed: it reads it there at once.
+    const told: { instance: string; seq: number; stored: Promise<DeliveryDoc | null> }[] = [];
+    const reactor = new WebhookReactor(logger, (notices) => {
+      for (const n of notices) told.push({ instance: n.instance_id, seq: n.seq, stored: inner.collection<DeliveryDoc>(DELIVERIES).findOne({ _id: n._id }) });
+    });
+    const runner = new ProjectionRunner(h.events, flaky, [reactor], logger);
     await runner.start();
     try {
       await history();
@@ -114,6 +119,11 @@ describe('webhook reactor', function () {
       expect(flaky.failures).to.equal(1);
       const got = await decisions(inner);
       expect(got.map((d) => d.seq)).to.deep.equal([1, 2, 3, 4, 5, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5]);
+      for (const t of told) expect(await t.stored, `seq ${t.seq} told before its commit`).to.not.equal(null);
+      const toldSeqs = (instance: string) => told.filter((t) => t.instance === instance).map((t) => t.seq);
+      for (const instance of new Set(got.map((d) => d.instance))) {
+        expect([...new Set(toldSeqs(instance))]).to.deep.equal(got.filter((d) => d.instance === instance).map((d) => d.seq));
+      }
       const hooks = await inner.collection<HookDoc>(HOOKS).find({});
       expect(hooks.map((x) => x.seq).sort()).to.deep.equal([10, 5]);
     } finally {

@@ -20,7 +20,7 @@ type Data<K extends keyof typeof InstanceEventSchemas> = Static<(typeof Instance
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
 const MEMO_CAPACITY = 5000;
 
-/** A delivery handed to the runner: it is committed once the instance's hook doc shows its seq. */
+/** A delivery the runner has committed, handed to the dispatcher. */
 export type QueuedNotice = DeliveryDoc;
 
 interface Decision {
@@ -53,11 +53,13 @@ export class WebhookReactor implements Projection {
   private hooks = new Map<string, HookDoc>();
   private readonly memo = new DecisionMemo<Decision>(MEMO_CAPACITY);
   private applied = -1n;
+  /** Deliveries decided and handed to the runner, in log order, until their commit is reported. */
+  private uncommitted: { position: bigint; notice: QueuedNotice }[] = [];
 
   constructor(
     private readonly logger: Logger,
-    /** Told of every delivery handed to the runner; it is visible once the runner commits. */
-    private readonly onQueued: (notice: QueuedNotice) => void = () => undefined,
+    /** Told of the deliveries of each commit, in log order (a replayed commit may repeat some). */
+    private readonly onQueued: (notices: QueuedNotice[]) => void = () => undefined,
   ) {}
 
   async setup(docs: DocumentStore): Promise<void> {
@@ -66,6 +68,7 @@ export class WebhookReactor implements Projection {
     this.hooks = new Map(saved.map((h) => [h._id, h]));
     this.memo.clear();
     this.applied = -1n;
+    this.uncommitted = [];
   }
 
   apply(event: RecordedEvent): WriteOp[] {
@@ -76,8 +79,15 @@ export class WebhookReactor implements Projection {
       this.applied = event.position > this.applied ? event.position : this.applied;
       this.memo.set(event.id, decision);
     }
-    if (decision.queued) this.onQueued(decision.queued);
+    if (decision.queued) this.uncommitted.push({ position: event.position, notice: decision.queued });
     return decision.ops;
+  }
+
+  committed(position: bigint): void {
+    let n = 0;
+    while (n < this.uncommitted.length && (this.uncommitted[n] as { position: bigint }).position <= position) n++;
+    if (n === 0) return;
+    this.onQueued(this.uncommitted.splice(0, n).map((u) => u.notice));
   }
 
   private decide(event: RecordedEvent): Decision {

@@ -81,9 +81,9 @@ export class Dispatcher {
     await this.writer.drain();
   }
 
-  /** The reactor recorded a delivery (committed with its checkpoint shortly). */
-  queued(notice: QueuedNotice): void {
-    this.lanes.announced(notice);
+  /** The runner committed deliveries the reactor recorded. */
+  queued(notices: readonly QueuedNotice[]): void {
+    this.lanes.committed(notices);
   }
 
   /**

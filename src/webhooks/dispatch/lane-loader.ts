@@ -7,24 +7,16 @@ import type { Lane, Scheduler, Stub } from './scheduler.js';
 const SWEEP_MS = 1000;
 /** Every lane, not only the ones known to be behind: a safety net, should a notice be lost. */
 const FULL_SWEEP_EVERY = 30;
-/** After this many looks without a commit, look less often (a commit being retried by the runner). */
-const EAGER_LOOKS = 200;
-const PATIENT_LOOK_MS = 10;
-/** A notice whose commit never shows (its delivery changed by hand first) is left to the log. */
-const NOTICE_TTL_MS = 60_000;
 
 /**
  * Keeps each instance's lane fed with its queued deliveries, in seq order.
  *
- * In the steady state nothing is queried: the reactor hands over each delivery as it decides it,
- * and the lane takes it once the runner has committed it, which shows as the instance's hook
- * document reaching that seq (they are written in the same batch). The log itself is read only
- * to (re)synchronise a lane: at start, after it overflowed, and by a slow periodic sweep.
+ * In the steady state nothing is queried: the reactor hands over each delivery once the runner
+ * has committed it, and the lane takes it when it follows the last one the lane holds. The log
+ * itself is read only to (re)synchronise a lane: at start, after it overflowed or missed a seq,
+ * and by a slow periodic sweep.
  */
 export class LaneLoader {
-  private readonly waiting = new Map<string, { lane: Lane; notices: QueuedNotice[]; since: number }>();
-  private watching = false;
-  private looksWithoutCommit = 0;
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeps = 0;
   private stopped = true;
@@ -50,17 +42,20 @@ export class LaneLoader {
     clearInterval(this.sweepTimer);
   }
 
-  /** The reactor handed the runner a delivery; it joins its lane once committed. */
-  announced(notice: QueuedNotice): void {
+  /** Deliveries the runner committed, in log order: each joins its lane. */
+  committed(notices: readonly QueuedNotice[]): void {
     if (this.stopped) return;
-    const lane = this.scheduler.lane(notice.instance_id);
-    if (notice.seq <= lane.maxSeq) return;
-    let entry = this.waiting.get(lane.instanceId);
-    if (!entry) this.waiting.set(lane.instanceId, (entry = { lane, notices: [], since: Date.now() }));
-    const last = entry.notices[entry.notices.length - 1];
-    // A replayed notice (the runner retrying a commit) repeats one already waiting.
-    if (!last || notice.seq > last.seq) entry.notices.push(notice);
-    if (!this.watching) void this.watch();
+    const byLane = new Map<Lane, QueuedNotice[]>();
+    for (const notice of notices) {
+      const lane = this.scheduler.lane(notice.instance_id);
+      // A replayed commit repeats deliveries the lane already took.
+      if (notice.seq <= lane.maxSeq) continue;
+      const list = byLane.get(lane);
+      if (list) list.push(notice);
+      else byLane.set(lane, [notice]);
+    }
+    for (const [lane, list] of byLane) this.deliverCommitted(lane, list);
+    this.ready();
   }
 
   /** A first attempt finished: read more when the lane runs low and the log has more. */
@@ -102,44 +97,10 @@ export class LaneLoader {
     this.scheduler.addFirst(stub);
   }
 
-  /** Moves announced deliveries into their lanes as their commits become visible. */
-  private async watch(): Promise<void> {
-    this.watching = true;
-    try {
-      while (this.waiting.size > 0 && !this.stopped) {
-        let moved = false;
-        for (const [instanceId, entry] of this.waiting) {
-          const committed = (await this.repo.hook(instanceId))?.seq ?? 0;
-          const stale = Date.now() - entry.since > NOTICE_TTL_MS;
-          const ready = entry.notices.filter((n) => n.seq <= committed || stale);
-          if (ready.length === 0) continue;
-          moved = true;
-          entry.notices = entry.notices.slice(ready.length);
-          entry.since = Date.now();
-          if (entry.notices.length === 0) this.waiting.delete(instanceId);
-          this.deliverCommitted(entry.lane, stale ? [] : ready);
-        }
-        if (moved) {
-          this.looksWithoutCommit = 0;
-          this.ready();
-        } else this.looksWithoutCommit++;
-        if (this.waiting.size === 0) break;
-        // A commit is a few ms away: look again on the next turn, then more patiently.
-        const pause = this.looksWithoutCommit > EAGER_LOOKS ? PATIENT_LOOK_MS : 0;
-        await new Promise((r) => (pause ? setTimeout(r, pause) : setImmediate(r)));
-      }
-    } catch (err) {
-      this.logger.error({ err }, 'webhook commits could not be checked; the sweep will read the log');
-      for (const { lane } of this.waiting.values()) lane.more = true;
-      this.waiting.clear();
-    } finally {
-      this.watching = false;
-    }
-  }
-
   private deliverCommitted(lane: Lane, notices: QueuedNotice[]): void {
     // Taking from notices keeps seq order only when the lane holds everything before them.
-    if (lane.more || lane.loading || notices.length === 0 || notices.length > this.scheduler.laneRoom(lane)) {
+    const follows = notices[0]?.seq === lane.maxSeq + 1;
+    if (lane.more || lane.loading || !follows || notices.length > this.scheduler.laneRoom(lane)) {
       lane.more = true;
       void this.refill(lane);
       return;
