@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter, type FindOptions, type Update, type UpdateResult } from '../../src/infra/docstore/port.js';
+import { DuplicateKeyError, type Collection, type Document, type DocumentStore, type Filter, type FindOptions, type Update, type UpdateResult, type WriteOp } from '../../src/infra/docstore/port.js';
 
 /**
  * The DocumentStore contract. Uses only the port, and asserts only what MongoDB itself does, so
@@ -60,6 +60,28 @@ export function documentStoreContract(
         const [listed] = (await col.find({})) as Array<Document & { inner: { v: number } }>;
         (listed as { inner: { v: number } }).inner.v = 9;
         expect(await col.findOne({ _id: 'd1' })).to.deep.equal({ _id: 'd1', list: [1], inner: { v: 1 } });
+      });
+
+      it('writes what it was handed: changing the objects before the write lands changes nothing', async () => {
+        const col = store.collection('things');
+        const doc = { _id: 'd1', tags: ['a'], inner: { at: new Date('2024-05-01T10:00:00.000Z'), bytes: Buffer.from([1, 2]) } };
+        const insert = col.insertOne(doc);
+        doc.tags.push('changed');
+        doc.inner.at.setTime(0);
+        (doc.inner.bytes as Buffer)[0] = 9;
+        await insert;
+        const update = { $set: { 'inner.n': 1 } };
+        const filter = { _id: { $regex: /^d1$/ } };
+        const ops: WriteOp[] = [{ collection: 'things', op: 'updateOne', filter, update }];
+        const pending = store.batch(ops);
+        update.$set['inner.n'] = 2;
+        filter._id.$regex = /^nothing$/;
+        await pending;
+        const found = (await col.findOne({ _id: 'd1' })) as Document & { inner: { at: Date; bytes: Uint8Array; n: number } };
+        expect(found.tags).to.deep.equal(['a']);
+        expect(found.inner.at.toISOString()).to.equal('2024-05-01T10:00:00.000Z');
+        expect([...found.inner.bytes]).to.deep.equal([1, 2]);
+        expect(found.inner.n).to.equal(1);
       });
 
       it('rejects an insert with an existing _id with DuplicateKeyError and keeps the first document', async () => {

@@ -12,6 +12,7 @@ import type {
 import { countDocuments, findDocuments } from './query-executor.js';
 import type { Storage } from './storage.js';
 import { createIndex, deleteMatching, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
+import { deepCopy } from './deep-copy.js';
 
 const ONE: FindOptions = { limit: 1 };
 
@@ -43,38 +44,38 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
     return this.engine.read((s) => countDocuments(s, this.name, filter));
   }
 
-  insertOne(doc: T, options?: WriteOptions): Promise<void> {
-    const copy = structuredClone(doc);
+  async insertOne(doc: T, options?: WriteOptions): Promise<void> {
+    const copy = deepCopy(doc);
     return this.engine.write((s) => insertOne(s, this.name, copy), options);
   }
 
-  replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
-    const [f, d] = structuredClone([filter, doc]);
+  async replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
+    const [f, d] = deepCopy([filter, doc]);
     return this.engine.write((s) => replaceOne(s, this.name, f, d, options?.upsert), options);
   }
 
-  updateOne(filter: Filter, update: Update, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
-    const [f, u] = structuredClone([filter, update]);
+  async updateOne(filter: Filter, update: Update, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
+    const [f, u] = deepCopy([filter, update]);
     return this.engine.write((s) => updateOne(s, this.name, f, u, options?.upsert), options);
   }
 
-  updateMany(filter: Filter, update: Update, options?: WriteOptions): Promise<UpdateResult> {
-    const [f, u] = structuredClone([filter, update]);
+  async updateMany(filter: Filter, update: Update, options?: WriteOptions): Promise<UpdateResult> {
+    const [f, u] = deepCopy([filter, update]);
     return this.engine.write((s) => updateMany(s, this.name, f, u), options);
   }
 
-  deleteOne(filter: Filter, options?: WriteOptions): Promise<number> {
-    const f = structuredClone(filter);
+  async deleteOne(filter: Filter, options?: WriteOptions): Promise<number> {
+    const f = deepCopy(filter);
     return this.engine.write((s) => deleteMatching(s, this.name, f, 1), options);
   }
 
-  deleteMany(filter: Filter, options?: WriteOptions): Promise<number> {
-    const f = structuredClone(filter);
+  async deleteMany(filter: Filter, options?: WriteOptions): Promise<number> {
+    const f = deepCopy(filter);
     return this.engine.write((s) => deleteMatching(s, this.name, f), options);
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    const copy = structuredClone(spec);
+    const copy = deepCopy(spec);
     const def = await this.engine.write((s) => createIndex(s, this.name, copy));
     // Only now are its entries committed and visible to readers.
     def.ready = true;

@@ -5,6 +5,7 @@ import { IndexCatalog, type CatalogDb } from './index-catalog.js';
 import { explainFind, type Explanation } from './query-executor.js';
 import { Storage } from './storage.js';
 import { applyWriteOp } from './write-ops.js';
+import { deepCopy } from './deep-copy.js';
 
 /**
  * The document store on LMDB, queried with mingo. Reads run synchronously on LMDB's snapshot;
@@ -46,8 +47,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
     return new EmbeddedCollection<T>(name, this.engine);
   }
 
-  batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {
-    const copy = structuredClone(ops);
+  async batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {
+    const copy = deepCopy(ops);
     return this.write((storage) => {
       for (const op of copy) applyWriteOp(storage, op);
     }, options);

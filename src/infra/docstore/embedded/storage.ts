@@ -4,6 +4,7 @@ import { outweighs } from '../../weight.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
+import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, MAX_KEY_BYTES, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
 
@@ -84,7 +85,7 @@ export class Storage {
     if (doc === undefined || this.writing || this.unsettled.has(cacheKey) || outweighs(doc, CACHED_DOC_BUDGET)) return doc;
     // Decoded objects are dictionaries to V8; spreading one yields a fast object, and copying a
     // fast object by spread costs a fiftieth of copying a dictionary.
-    const fast = { ...copyValue(doc) };
+    const fast = { ...deepCopy(doc) };
     const entry: CachedDoc = { doc: fast, nested: Object.keys(fast).filter((key) => typeof fast[key] === 'object' && fast[key] !== null) };
     this.decoded.set(cacheKey, entry);
     return doc;
@@ -195,7 +196,7 @@ interface CachedDoc {
 
 function copyCached({ doc, nested }: CachedDoc): Document {
   const copy = { ...doc };
-  for (const key of nested) copy[key] = copyValue(doc[key]);
+  for (const key of nested) copy[key] = deepCopy(doc[key]);
   return copy;
 }
 
@@ -221,18 +222,6 @@ function identical(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a);
   const kb = Object.keys(b);
   return ka.length === kb.length && ka.every((k, i) => k === kb[i] && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-}
-
-/** A deep copy of what msgpack decodes: plain objects, arrays, dates, byte arrays, scalars. */
-function copyValue<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyValue) as T;
-  if (value instanceof Date) return new Date(value.getTime()) as T;
-  if (Buffer.isBuffer(value)) return Buffer.from(value) as T;
-  if (ArrayBuffer.isView(value)) return (value as unknown as Uint8Array).slice() as T;
-  const copy: Record<string, unknown> = {};
-  for (const key in value) copy[key] = copyValue((value as Record<string, unknown>)[key]);
-  return copy as T;
 }
 
 /** Encoded collection names, the shared start of their documents' keys. */
