@@ -74,9 +74,12 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
     values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
     const valuePrefix = builder.build();
     const key = new KeyBuilder(valuePrefix).tail(doc._id).build();
-    const id = key.toString('hex');
-    if (seen.has(id)) continue;
-    seen.add(id);
+    // Only an array can repeat a combination; one combination needs no bookkeeping.
+    if (combinations.length > 1) {
+      const id = key.toString('latin1');
+      if (seen.has(id)) continue;
+      seen.add(id);
+    }
     entries.push({ key, valuePrefix, values });
   }
   return { entries, multikey: fields.some((f) => f.throughArray) };

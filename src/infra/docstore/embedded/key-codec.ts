@@ -10,43 +10,154 @@ import { Rank, typeRank } from './value-order.js';
 export const MAX_KEY_BYTES = 1978;
 
 export class KeyBuilder {
-  private readonly bytes: number[];
+  /** Written bytes are [0, length); the buffer grows as needed. */
+  private bytes: Buffer;
+  private length: number;
 
   constructor(prefix?: Uint8Array) {
-    this.bytes = prefix ? Array.from(prefix) : [];
+    const size = prefix?.length ?? 0;
+    this.bytes = Buffer.allocUnsafe(size + 64);
+    if (prefix) this.bytes.set(prefix, 0);
+    this.length = size;
   }
 
   string(s: string): this {
-    writeString(this.bytes, s);
+    this.writeString(s);
     return this;
   }
 
   /** Unescaped UTF-8, only valid as the last part of a key. */
   tail(s: string): this {
-    for (const b of Buffer.from(s, 'utf8')) this.bytes.push(b);
+    this.reserve(s.length * 3);
+    this.length += this.bytes.write(s, this.length, 'utf8');
     return this;
   }
 
   value(v: unknown, direction: 1 | -1 = 1): this {
-    if (direction === 1) {
-      writeValue(this.bytes, v);
-    } else {
-      const part: number[] = [];
-      writeValue(part, v);
-      for (const b of part) this.bytes.push(b ^ 0xff);
-    }
+    const start = this.length;
+    this.writeValue(v);
+    // Complemented bytes sort in exactly the reverse order.
+    if (direction === -1) for (let i = start; i < this.length; i++) this.bytes[i] = (this.bytes[i] as number) ^ 0xff;
     return this;
   }
 
   clone(): KeyBuilder {
-    return new KeyBuilder(Uint8Array.from(this.bytes));
+    return new KeyBuilder(this.bytes.subarray(0, this.length));
   }
 
+  /** The key so far. Later writes to this builder never change it. */
   build(): Buffer {
-    if (this.bytes.length > MAX_KEY_BYTES) {
-      throw new RangeError(`index key of ${this.bytes.length} bytes exceeds the ${MAX_KEY_BYTES}-byte limit`);
+    if (this.length > MAX_KEY_BYTES) {
+      throw new RangeError(`index key of ${this.length} bytes exceeds the ${MAX_KEY_BYTES}-byte limit`);
     }
-    return Buffer.from(this.bytes);
+    return this.bytes.subarray(0, this.length);
+  }
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + extra));
+    this.bytes.copy(grown, 0, 0, this.length);
+    this.bytes = grown;
+  }
+
+  private push(b: number): void {
+    this.reserve(1);
+    this.bytes[this.length++] = b;
+  }
+
+  private writeValue(v: unknown): void {
+    const rank = typeRank(v);
+    this.push(rank);
+    this.writePayload(v, rank);
+  }
+
+  private writePayload(v: unknown, rank: Rank): void {
+    switch (rank) {
+      case Rank.number:
+        this.writeNumber(Number(v));
+        break;
+      case Rank.string:
+        this.writeString(v as string);
+        break;
+      case Rank.object:
+        // Element = type, name, value: the order compareObjects uses.
+        for (const [name, x] of Object.entries(v as Record<string, unknown>)) {
+          const xr = typeRank(x);
+          this.push(1);
+          this.push(xr);
+          this.writeString(name);
+          this.writePayload(x, xr);
+        }
+        this.push(0);
+        break;
+      case Rank.array:
+        for (const x of v as unknown[]) {
+          this.push(1);
+          this.writeValue(x);
+        }
+        this.push(0);
+        break;
+      case Rank.binary: {
+        const bytes = v as Uint8Array;
+        this.reserve(4 + bytes.length);
+        this.length = this.bytes.writeUInt32BE(bytes.length, this.length);
+        this.bytes.set(bytes, this.length);
+        this.length += bytes.length;
+        break;
+      }
+      case Rank.boolean:
+        this.push(v ? 1 : 0);
+        break;
+      case Rank.date:
+        this.writeNumber((v as Date).getTime());
+        break;
+      case Rank.regex:
+        this.writeString((v as RegExp).source);
+        this.writeString((v as RegExp).flags);
+        break;
+      default:
+        // null and the empty-array marker are fully described by their rank.
+        break;
+    }
+  }
+
+  /** IEEE-754 big-endian with the sign bit flipped (positives) or all bits flipped (negatives). */
+  private writeNumber(n: number): void {
+    this.reserve(8);
+    const at = this.length;
+    this.length += 8;
+    if (Number.isNaN(n)) {
+      this.bytes.fill(0, at, at + 8);
+      return;
+    }
+    this.bytes.writeDoubleBE(n === 0 ? 0 : n, at);
+    if (((this.bytes[at] as number) & 0x80) !== 0) {
+      for (let i = at; i < at + 8; i++) this.bytes[i] = (this.bytes[i] as number) ^ 0xff;
+    } else {
+      this.bytes[at] = (this.bytes[at] as number) ^ 0x80;
+    }
+  }
+
+  /** UTF-8 with 0x00 escaped as 00 FF and a 00 00 terminator: prefix-free and order-preserving. */
+  private writeString(s: string): void {
+    this.reserve(s.length * 3 + 2);
+    const start = this.length;
+    const written = this.bytes.write(s, start, 'utf8');
+    const zero = this.bytes.indexOf(0, start);
+    if (zero < 0 || zero >= start + written) {
+      this.length = start + written;
+    } else {
+      // Rare: a NUL in the string. Escape each one, working from a copy of the raw bytes.
+      const raw = Buffer.from(this.bytes.subarray(start, start + written));
+      this.length = start;
+      this.reserve(written * 2 + 2);
+      for (const b of raw) {
+        this.bytes[this.length++] = b;
+        if (b === 0) this.bytes[this.length++] = 0xff;
+      }
+    }
+    this.bytes[this.length++] = 0;
+    this.bytes[this.length++] = 0;
   }
 }
 
@@ -61,83 +172,4 @@ export function successor(prefix: Buffer): Buffer | undefined {
     }
   }
   return undefined;
-}
-
-function writeValue(out: number[], v: unknown): void {
-  const rank = typeRank(v);
-  out.push(rank);
-  writePayload(out, v, rank);
-}
-
-function writePayload(out: number[], v: unknown, rank: Rank): void {
-  switch (rank) {
-    case Rank.number:
-      writeNumber(out, Number(v));
-      break;
-    case Rank.string:
-      writeString(out, v as string);
-      break;
-    case Rank.object:
-      // Element = type, name, value: the order compareObjects uses.
-      for (const [name, x] of Object.entries(v as Record<string, unknown>)) {
-        const xr = typeRank(x);
-        out.push(1, xr);
-        writeString(out, name);
-        writePayload(out, x, xr);
-      }
-      out.push(0);
-      break;
-    case Rank.array:
-      for (const x of v as unknown[]) {
-        out.push(1);
-        writeValue(out, x);
-      }
-      out.push(0);
-      break;
-    case Rank.binary: {
-      const bytes = v as Uint8Array;
-      const len = bytes.length;
-      out.push((len >>> 24) & 0xff, (len >>> 16) & 0xff, (len >>> 8) & 0xff, len & 0xff);
-      for (const b of bytes) out.push(b);
-      break;
-    }
-    case Rank.boolean:
-      out.push(v ? 1 : 0);
-      break;
-    case Rank.date:
-      writeNumber(out, (v as Date).getTime());
-      break;
-    case Rank.regex:
-      writeString(out, (v as RegExp).source);
-      writeString(out, (v as RegExp).flags);
-      break;
-    default:
-      // null and the empty-array marker are fully described by their rank.
-      break;
-  }
-}
-
-const scratch = Buffer.alloc(8);
-
-/** IEEE-754 big-endian with the sign bit flipped (positives) or all bits flipped (negatives). */
-function writeNumber(out: number[], n: number): void {
-  if (Number.isNaN(n)) {
-    out.push(0, 0, 0, 0, 0, 0, 0, 0);
-    return;
-  }
-  scratch.writeDoubleBE(n === 0 ? 0 : n);
-  const negative = ((scratch[0] as number) & 0x80) !== 0;
-  for (let i = 0; i < 8; i++) {
-    const b = scratch[i] as number;
-    out.push(negative ? b ^ 0xff : i === 0 ? b ^ 0x80 : b);
-  }
-}
-
-/** UTF-8 with 0x00 escaped as 00 FF and a 00 00 terminator: prefix-free and order-preserving. */
-function writeString(out: number[], s: string): void {
-  for (const b of Buffer.from(s, 'utf8')) {
-    if (b === 0) out.push(0, 0xff);
-    else out.push(b);
-  }
-  out.push(0, 0);
 }

@@ -166,13 +166,13 @@ export class Storage {
       if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) continue;
       const old = before ? indexEntries(def, before) : NO_ENTRIES;
       const next = after ? indexEntries(def, after) : NO_ENTRIES;
-      const oldKeys = new Set(old.entries.map((e) => e.key.toString('hex')));
-      const newKeys = new Set(next.entries.map((e) => e.key.toString('hex')));
+      const oldKeys = new Set(old.entries.map((e) => e.key.toString('latin1')));
+      const newKeys = new Set(next.entries.map((e) => e.key.toString('latin1')));
       for (const entry of old.entries) {
-        if (!newKeys.has(entry.key.toString('hex'))) this.index.removeSync(entry.key);
+        if (!newKeys.has(entry.key.toString('latin1'))) this.index.removeSync(entry.key);
       }
       for (const entry of next.entries) {
-        if (!oldKeys.has(entry.key.toString('hex'))) this.addEntry(def, entry, id);
+        if (!oldKeys.has(entry.key.toString('latin1'))) this.addEntry(def, entry, id);
       }
       if (next.multikey && !def.multikey) this.catalog.markMultikey(def);
     }
