@@ -114,22 +114,11 @@ export class ProjectionRunner {
     const subscription = this.store.subscribeToAll({ after: this.position(projection.name) });
     const stop = () => subscription.unsubscribe();
     this.stops.push(stop);
-    const events = subscription[Symbol.asyncIterator]();
     try {
-      let pending: Promise<IteratorResult<RecordedEvent>> | null = null;
       while (!this.stopped) {
-        const first: IteratorResult<RecordedEvent> = await (pending ?? events.next());
-        pending = null;
-        if (first.done) return;
-        const batch = [first.value];
-        while (batch.length < MAX_BATCH) {
-          pending = events.next();
-          const next = await Promise.race([pending, nextTurn()]);
-          if (next === NOT_YET) break;
-          pending = null;
-          if (next.done) break;
-          batch.push(next.value);
-        }
+        // Whatever is durable already goes in one batch: a burst costs one commit, not one per event.
+        const batch = await subscription.nextBatch(MAX_BATCH);
+        if (batch.length === 0) return;
         await this.commit(projection, batch);
       }
     } finally {
@@ -164,9 +153,6 @@ export class ProjectionRunner {
     }
   }
 }
-
-const NOT_YET = Symbol('not-yet');
-const nextTurn = () => new Promise<typeof NOT_YET>((resolve) => setImmediate(() => resolve(NOT_YET)));
 
 function checkpointOp(name: string, position: bigint): WriteOp {
   return { collection: CHECKPOINTS, op: 'replaceOne', filter: { _id: name }, doc: { _id: name, position: position.toString() }, upsert: true };

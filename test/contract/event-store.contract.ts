@@ -279,6 +279,29 @@ export function eventStoreContract(adapterName: string, factory: () => Promise<E
         expect((await within(2000, iterator.next(), 'next() after unsubscribe')).done).to.equal(true);
       });
 
+      it('hands out batches: one event waited for, then those at hand, up to the limit, sharing order with next()', async () => {
+        await store.append('a', [event('A'), event('B'), event('C')], 'no_stream');
+        await store.append('b', [event('D'), event('E')], 'no_stream');
+        const subscription = store.subscribeToAll();
+        try {
+          const iterator = subscription[Symbol.asyncIterator]();
+          expect(typesOf(await subscription.nextBatch(2))).to.deep.equal(['A', 'B']);
+          expect(typesOf(await take(iterator, 1))).to.deep.equal(['C']);
+          expect(typesOf(await subscription.nextBatch(10))).to.deep.equal(['D', 'E']);
+          const pending = subscription.nextBatch(10);
+          await store.append('a', [event('L1'), event('L2')], 2n);
+          const live = await within(2000, pending, 'a batch once events arrive');
+          expect(live.length).to.be.at.least(1);
+          const rest = live.length < 2 ? await subscription.nextBatch(10) : [];
+          expect(typesOf([...live, ...rest])).to.deep.equal(['L1', 'L2']);
+          const waiting = subscription.nextBatch(10);
+          await subscription.unsubscribe();
+          expect(await within(2000, waiting, 'pending nextBatch() after unsubscribe')).to.deep.equal([]);
+        } finally {
+          await subscription.unsubscribe();
+        }
+      });
+
       it('ends a for-await loop that breaks out, and delivers nothing more', async () => {
         await store.append('a', [event('A'), event('B')], 'no_stream');
         const subscription = store.subscribeToAll();

@@ -61,7 +61,13 @@ export interface SubscribeOptions {
 
 /** Catch-up subscription to the global log: history from the checkpoint, then live events. */
 export interface AllSubscription extends AsyncIterable<RecordedEvent> {
-  /** Ends iteration; pending `next()` calls resolve with done. */
+  /**
+   * The next events in position order: waits for one, then adds those already at hand, up to
+   * `max`. Resolves with none once unsubscribed. Interleaves with iteration: each event is
+   * handed out once, by one or the other.
+   */
+  nextBatch(max: number): Promise<RecordedEvent[]>;
+  /** Ends iteration; pending `next()` and `nextBatch()` calls resolve with done (no events). */
   unsubscribe(): Promise<void>;
 }
 

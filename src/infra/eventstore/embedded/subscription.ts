@@ -47,6 +47,12 @@ export class LogSubscription implements AllSubscription {
     this.stopped.abort();
   }
 
+  nextBatch(max: number): Promise<RecordedEvent[]> {
+    const result = this.turn.then(() => this.pullBatch(Math.max(1, Math.floor(max))));
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
   private next(): Promise<IteratorResult<RecordedEvent>> {
     const result = this.turn.then(() => this.pull());
     this.turn = result.catch(() => undefined);
@@ -58,12 +64,29 @@ export class LogSubscription implements AllSubscription {
       if (this.signal.aborted) return { done: true, value: undefined };
       const event = this.buffer.shift();
       if (event) return { done: false, value: event };
-      const upTo = this.source.head.value;
-      const page = this.source.read(this.cursor, upTo, PAGE_SIZE);
-      const last = page.at(-1);
-      this.cursor = page.length === PAGE_SIZE && last ? Number(last.position) : Math.max(this.cursor, upTo);
-      this.buffer = page;
-      if (page.length === 0) await this.source.head.waitBeyond(this.cursor, this.signal);
+      if (!this.fill()) await this.source.head.waitBeyond(this.cursor, this.signal);
     }
+  }
+
+  private async pullBatch(max: number): Promise<RecordedEvent[]> {
+    const first = await this.pull();
+    if (first.done) return [];
+    const batch = [first.value];
+    while (batch.length < max && !this.signal.aborted && (this.buffer.length > 0 || this.fill())) {
+      const take = this.buffer.length <= max - batch.length ? this.buffer : this.buffer.slice(0, max - batch.length);
+      this.buffer = take === this.buffer ? [] : this.buffer.slice(take.length);
+      for (const event of take) batch.push(event);
+    }
+    return batch;
+  }
+
+  /** Reads the next page of the log up to the durable head into the buffer; false when none. */
+  private fill(): boolean {
+    const upTo = this.source.head.value;
+    const page = this.source.read(this.cursor, upTo, PAGE_SIZE);
+    const last = page.at(-1);
+    this.cursor = page.length === PAGE_SIZE && last ? Number(last.position) : Math.max(this.cursor, upTo);
+    this.buffer = page;
+    return page.length > 0;
   }
 }
