@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { InstanceEventSchemas } from '../../domain/instance/events.js';
+import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
@@ -176,10 +177,18 @@ export class WebhookReactor implements Projection {
   }
 }
 
+/** Origins of webhook URLs, parsed once: an instance keeps its URL for many events. */
+const origins = new BoundedMap<string, string>(4096);
+
 function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = '';
+    }
+    origins.set(url, origin);
   }
+  return origin;
 }
