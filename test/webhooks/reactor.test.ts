@@ -131,4 +131,25 @@ describe('webhook reactor', function () {
       await inner.close();
     }
   });
+
+  it('hands on each delivery once when a failed commit is replayed, however often', async () => {
+    await history();
+    const told: string[] = [];
+    const reactor = new WebhookReactor(logger, (notices) => told.push(...notices.map((n) => n._id)));
+    const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'replayed') });
+    try {
+      await reactor.setup(docs);
+      const log = await h.events.readAll();
+      // Every batch after the first fails twice before it commits: its events are applied three times.
+      const cut = 3;
+      for (const event of log.slice(0, cut)) reactor.apply(event);
+      reactor.committed((log[cut - 1] as { position: bigint }).position);
+      for (let attempt = 0; attempt < 3; attempt++) for (const event of log.slice(cut)) reactor.apply(event);
+      reactor.committed((log[log.length - 1] as { position: bigint }).position);
+      expect(told).to.have.length(15);
+      expect(new Set(told).size).to.equal(15);
+    } finally {
+      await docs.close();
+    }
+  });
 });

@@ -80,6 +80,8 @@ export class WebhookReactor implements Projection {
       this.applied = event.position > this.applied ? event.position : this.applied;
       this.memo.set(event.id, decision);
     }
+    // A replay (the runner retrying a failed commit) starts again at or before what is waiting.
+    while ((this.uncommitted.at(-1)?.position ?? -1n) >= event.position) this.uncommitted.pop();
     if (decision.queued) this.uncommitted.push({ position: event.position, notice: decision.queued });
     return decision.ops;
   }
