@@ -72,12 +72,24 @@ export class LogSubscription implements AllSubscription {
     const first = await this.pull();
     if (first.done) return [];
     const batch = [first.value];
-    while (batch.length < max && !this.signal.aborted && (this.buffer.length > 0 || this.fill())) {
+    while (batch.length < max && !this.signal.aborted && (this.buffer.length > 0 || this.fillOrStop())) {
       const take = this.buffer.length <= max - batch.length ? this.buffer : this.buffer.slice(0, max - batch.length);
       this.buffer = take === this.buffer ? [] : this.buffer.slice(take.length);
       for (const event of take) batch.push(event);
     }
     return batch;
+  }
+
+  /**
+   * As fill, but a failed read ends the batch instead of dropping the events already taken into
+   * it; the next call meets the failure again, with nothing lost.
+   */
+  private fillOrStop(): boolean {
+    try {
+      return this.fill();
+    } catch {
+      return false;
+    }
   }
 
   /** Reads the next page of the log up to the durable head into the buffer; false when none. */
