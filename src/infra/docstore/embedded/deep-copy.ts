@@ -15,7 +15,12 @@ export function deepCopy<T>(value: T): T {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto === Object.prototype || proto === null) {
     const copy: Record<string, unknown> = proto === null ? Object.create(null) : {};
-    for (const key of Object.keys(value)) copy[key] = deepCopy((value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value)) {
+      const field = deepCopy((value as Record<string, unknown>)[key]);
+      // Assigning `__proto__` would set the copy's prototype instead of a field.
+      if (key === '__proto__') Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true });
+      else copy[key] = field;
+    }
     return copy as T;
   }
   if (value instanceof Date) return new Date(value.getTime()) as T;
