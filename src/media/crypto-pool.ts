@@ -114,9 +114,11 @@ export class MediaCryptoPool {
   private readonly pending = new Map<number, { slot: Slot; resolve(a: WorkerAnswer): void; reject(e: Error): void }>();
   private readonly buffers = new SharedBufferPool();
   private nextId = 1;
+  private closed = false;
 
   /** A job for a download of exactly `total` bytes (its announced length). */
   start(total: number, keys: SharedJobKeys): SharedJob {
+    if (this.closed) throw new Error('the media crypto pool is closed');
     const sab = this.buffers.acquire(total);
     const view = Buffer.from(sab, 0, total);
     let received = 0;
@@ -126,7 +128,8 @@ export class MediaCryptoPool {
     const release = () => {
       if (state === 'done') return;
       state = 'done';
-      this.buffers.release(sab);
+      // After close() the pool keeps nothing: the buffer is simply dropped.
+      if (!this.closed) this.buffers.release(sab);
     };
     return {
       write(chunk: Buffer) {
@@ -174,13 +177,21 @@ export class MediaCryptoPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const slots = this.slots.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
     this.buffers.clear();
   }
 
+  /** Never throws: a pass that cannot start (pool closed, no worker) is a rejected pass. */
   private run(message: Record<string, unknown>): Promise<WorkerAnswer> {
-    const slot = this.pick();
+    if (this.closed) return Promise.reject(new Error('the media crypto pool is closed'));
+    let slot: Slot;
+    try {
+      slot = this.pick();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     const id = this.nextId++;
     slot.busy++;
     return new Promise<WorkerAnswer>((resolve, reject) => {

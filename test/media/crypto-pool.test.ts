@@ -92,6 +92,23 @@ describe('MediaCryptoPool', () => {
   });
 });
 
+describe('MediaCryptoPool after close', () => {
+  it('starts no job and no worker: a download still receiving fails instead of being verified', async () => {
+    const pool = new MediaCryptoPool();
+    const mediaKey = randomBytes(32);
+    const { enc } = encryptMedia('video', randomBytes(300_000), mediaKey);
+    const receiving = receive(pool, enc, mediaKey);
+    await pool.close();
+    receiving.complete();
+    const failed = await receiving.result().then(
+      () => null,
+      (err: Error) => err,
+    );
+    expect(failed?.message).to.match(/closed/);
+    expect(() => receive(pool, enc, mediaKey)).to.throw(/closed/);
+  });
+});
+
 describe('SharedBufferPool', () => {
   it('hands a released buffer out again, the smallest that fits, and never one too small', () => {
     const pool = new SharedBufferPool();
