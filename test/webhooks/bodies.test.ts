@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { Value } from '@sinclair/typebox/value';
 import '../../src/api/schemas/common.js';
 import type { NetworkMessage } from '../../src/domain/session/events.js';
-import { renderEvent, RENDERED_EVENT_TYPES } from '../../src/webhooks/bodies/render.js';
+import { rendererOf, RENDERED_EVENT_TYPES } from '../../src/webhooks/bodies/render.js';
 import { WebhookBodies, type WebhookType } from '../../src/webhooks/bodies/schemas.js';
 import { webhookOpenApi } from '../../src/webhooks/openapi.js';
 import { buildOpenApi } from '../../src/api/openapi.js';
@@ -61,8 +61,9 @@ const SAMPLES: [string, Record<string, unknown>][] = [
 ];
 
 function body(storedType: string, data: Record<string, unknown>): any {
-  const rendered = renderEvent(storedType, JSON.parse(JSON.stringify(data)))!;
-  return { id: `evt_${'a'.repeat(32)}`, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...rendered };
+  const renderer = rendererOf(storedType)!;
+  const rendered = renderer.render(JSON.parse(JSON.stringify(data)));
+  return { id: `evt_${'a'.repeat(32)}`, type: renderer.type, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...rendered };
 }
 
 describe('webhook bodies', () => {

@@ -4,7 +4,7 @@ import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
-import { RENDERED_EVENT_TYPES, renderEvent, webhookTypeOf } from '../../webhooks/bodies/render.js';
+import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
 import {
   DELIVERIES,
   HOOKS,
@@ -13,8 +13,8 @@ import {
   type DeliveryDoc,
   type HookDoc,
 } from '../../webhooks/deliveries/documents.js';
+import { saveOp } from '../../webhooks/deliveries/outcomes.js';
 import { occurredAt, type Projection } from '../projection.js';
-import { DecisionMemo } from './decision-memo.js';
 
 type Data<K extends keyof typeof InstanceEventSchemas> = Static<(typeof InstanceEventSchemas)[K]>;
 
@@ -52,7 +52,15 @@ export class WebhookReactor implements Projection {
   ]);
 
   private hooks = new Map<string, HookDoc>();
-  private readonly memo = new DecisionMemo<Decision>(MEMO_CAPACITY);
+  /** Each hook's URL origin (the delivery's host), worked out when the URL is folded in. */
+  private hosts = new Map<string, string>();
+  /**
+   * The decisions made for the most recent events, by event id. The runner re-feeds events from
+   * the last checkpoint when a commit fails; the fold has already moved past them, so deciding
+   * again would hand out new seqs against later settings. The remembered decision keeps a replay
+   * identical to the first pass.
+   */
+  private readonly memo = new BoundedMap<string, Decision>(MEMO_CAPACITY);
   private applied = -1n;
   /** Deliveries decided and handed to the runner, in log order, until their commit is reported. */
   private uncommitted: { position: bigint; notice: QueuedNotice }[] = [];
@@ -67,6 +75,7 @@ export class WebhookReactor implements Projection {
     await ensureDeliveryIndexes(docs);
     const saved = await docs.collection<HookDoc>(HOOKS).find({});
     this.hooks = new Map(saved.map((h) => [h._id, h]));
+    this.hosts = new Map(saved.map((h) => [h._id, originOf(h.url)]));
     this.memo.clear();
     this.applied = -1n;
     this.uncommitted = [];
@@ -122,6 +131,7 @@ export class WebhookReactor implements Projection {
    * which is most of the cost of an update operator (the reactor writes two per delivery).
    */
   private save(hook: HookDoc): WriteOp {
+    if (this.hooks.get(hook._id)?.url !== hook.url || !this.hosts.has(hook._id)) this.hosts.set(hook._id, originOf(hook.url));
     this.hooks.set(hook._id, hook);
     return { collection: HOOKS, op: 'replaceOne', filter: { _id: hook._id }, doc: hook, upsert: true };
   }
@@ -129,17 +139,17 @@ export class WebhookReactor implements Projection {
   private deliver(event: RecordedEvent): Decision {
     const instanceId = instanceOf(event);
     const hook = this.hooks.get(instanceId);
-    const type = webhookTypeOf(event.type);
-    if (!hook || !hook.url || !type || !(hook.events.includes('All') || hook.events.includes(type))) return NOTHING;
+    const renderer = rendererOf(event.type);
+    if (!hook || !hook.url || !renderer || !(hook.events.includes('All') || hook.events.includes(renderer.type))) return NOTHING;
+    const { type } = renderer;
     let rendered;
     try {
-      rendered = renderEvent(event.type, event.data);
+      rendered = renderer.render(event.data);
     } catch (err) {
       // One malformed event must not stall every instance's webhooks behind it.
       this.logger.error({ err, eventId: event.id, type: event.type }, 'event could not be rendered as a webhook; skipped');
       return NOTHING;
     }
-    if (!rendered) return NOTHING;
 
     const seq = hook.seq + 1;
     const id = deliveryId(event.id);
@@ -155,7 +165,7 @@ export class WebhookReactor implements Projection {
       type,
       pos: Number(event.position),
       url: hook.url,
-      host: originOf(hook.url),
+      host: this.hosts.get(instanceId) ?? '',
       body,
       state: 'queued',
       attempts: 0,
@@ -171,7 +181,7 @@ export class WebhookReactor implements Projection {
     return {
       ops: [
         // Keyed by the event id: recording an event again writes the same delivery, not a second one.
-        { collection: DELIVERIES, op: 'replaceOne', filter: { _id: id }, doc: delivery, upsert: true },
+        saveOp(delivery, { upsert: true }),
         this.save({ ...hook, seq }),
       ],
       queued: delivery,
@@ -179,18 +189,10 @@ export class WebhookReactor implements Projection {
   }
 }
 
-/** Origins of webhook URLs, parsed once: an instance keeps its URL for many events. */
-const origins = new BoundedMap<string, string>(4096);
-
 function originOf(url: string): string {
-  let origin = origins.get(url);
-  if (origin === undefined) {
-    try {
-      origin = new URL(url).origin;
-    } catch {
-      origin = '';
-    }
-    origins.set(url, origin);
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
   }
-  return origin;
 }

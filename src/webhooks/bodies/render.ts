@@ -87,13 +87,13 @@ const RENDERERS: Renderers = {
 /** Stored event types that become webhooks. */
 export const RENDERED_EVENT_TYPES: readonly string[] = Object.keys(RENDERERS);
 
-/** The webhook type a stored event becomes, or undefined when it never becomes one. */
-export function webhookTypeOf(storedType: string): WebhookType | undefined {
-  return RENDERERS[storedType as SessionEventType]?.type;
-}
+/** The type-specific part of a body, without its type: `event`, and `state` for a ReadReceipt. */
+export type RenderedBody = RenderedEvent extends infer R ? (R extends unknown ? Omit<R, 'type'> : never) : never;
 
-/** Builds the type-specific part of the body. Throws on data that does not have the stored shape. */
-export function renderEvent(storedType: string, data: JsonObject): RenderedEvent | undefined {
-  const renderer = RENDERERS[storedType as SessionEventType] as { type: WebhookType; render(d: JsonObject): object } | undefined;
-  return renderer && ({ type: renderer.type, ...renderer.render(data) } as RenderedEvent);
+/**
+ * The webhook type a stored event becomes and how its body is built, or undefined when it never
+ * becomes one. `render` throws on data that does not have the stored shape.
+ */
+export function rendererOf(storedType: string): { type: WebhookType; render(data: JsonObject): RenderedBody } | undefined {
+  return RENDERERS[storedType as SessionEventType] as { type: WebhookType; render(data: JsonObject): RenderedBody } | undefined;
 }

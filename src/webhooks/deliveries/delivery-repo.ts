@@ -4,10 +4,12 @@ import {
   HOOKS,
   STATES_OF,
   type DeliveryDoc,
+  type DeliveryState,
   type DeliveryStatus,
   type FinalState,
   type HookDoc,
 } from './documents.js';
+import { saveOp } from './outcomes.js';
 
 /** Hosts that may have retrying deliveries, so a restart knows which retry queues to read. */
 export const RETRY_HOSTS = 'webhook_retry_hosts';
@@ -36,11 +38,14 @@ export class DeliveryRepo {
     return (await this.docs.collection<HookDoc>(HOOKS).find({})).map((h) => h._id);
   }
 
-  /** One instance's queued deliveries after `afterSeq`, in seq order. */
-  laneBatch(instanceId: string, afterSeq: number, limit: number): Promise<DeliveryDoc[]> {
+  /**
+   * One instance's deliveries in `state` after `afterSeq`, lowest seq first: a lane's queued
+   * ones, or the oldest final ones for the retention sweep. The 'lane' index answers it.
+   */
+  bySeq(instanceId: string, state: DeliveryState, limit: number, afterSeq = 0): Promise<DeliveryDoc[]> {
     return this.docs
       .collection<DeliveryDoc>(DELIVERIES)
-      .find({ instance_id: instanceId, state: 'queued', seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
+      .find({ instance_id: instanceId, state, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
   /** One host's retrying deliveries, earliest due first. */
@@ -56,11 +61,6 @@ export class DeliveryRepo {
     if ((await this.hostRetries(host, 1)).length > 0) return false;
     await this.docs.collection(RETRY_HOSTS).deleteOne({ _id: host });
     return true;
-  }
-
-  /** One instance's deliveries in a final state, lowest seq (oldest) first; the 'lane' index answers it. */
-  oldestFinal(instanceId: string, state: FinalState, limit: number): Promise<DeliveryDoc[]> {
-    return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId, state }, { sort: { seq: 1 }, limit });
   }
 
   /**
@@ -88,9 +88,6 @@ export class DeliveryRepo {
    * "pending" must still happen (once final again, it is swept again).
    */
   async save(delivery: DeliveryDoc): Promise<void> {
-    await this.docs.batch([
-      { collection: DELIVERIES, op: 'replaceOne', filter: { _id: delivery._id }, doc: delivery, upsert: true },
-      registerRetryHost(delivery.host),
-    ]);
+    await this.docs.batch([saveOp(delivery, { upsert: true }), registerRetryHost(delivery.host)]);
   }
 }

@@ -48,9 +48,10 @@ export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
  * update operator would need (several times the cost, on the hottest write of the dispatcher).
  * Only this process changes a delivery it holds, so there is no concurrent change to lose.
  */
-export const saveOp = (delivery: DeliveryDoc): WriteOp => ({
+export const saveOp = (delivery: DeliveryDoc, options: { upsert?: boolean } = {}): WriteOp => ({
   collection: DELIVERIES,
   op: 'replaceOne',
   filter: { _id: delivery._id },
   doc: delivery,
+  ...options,
 });

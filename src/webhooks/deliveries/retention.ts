@@ -86,7 +86,7 @@ export class RetentionSweeper {
   private async sweepLane(instanceId: string, state: FinalState, cutoffMs: number): Promise<number> {
     let removed = 0;
     for (let limit = 1; !this.halted; limit = this.options.batch) {
-      const oldest = await this.options.repo.oldestFinal(instanceId, state, limit);
+      const oldest = await this.options.repo.bySeq(instanceId, state, limit);
       const expired = leadingExpired(oldest, cutoffMs);
       if (expired.length > 0) removed += await this.options.repo.removeIfStill(expired.map((d) => d._id), state);
       if (expired.length < limit) break;

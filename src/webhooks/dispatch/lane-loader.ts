@@ -79,7 +79,7 @@ export class LaneLoader {
           lane.more = true;
           break;
         }
-        const docs = await this.repo.laneBatch(lane.instanceId, lane.maxSeq, room);
+        const docs = await this.repo.bySeq(lane.instanceId, 'queued', room, lane.maxSeq);
         for (const doc of docs) if (!this.known.has(doc._id)) this.take(stubOf(doc));
         lane.more = docs.length === room;
       } while (lane.reloadWanted && !this.stopped);
@@ -99,15 +99,14 @@ export class LaneLoader {
 
   private deliverCommitted(lane: Lane, notices: QueuedNotice[]): void {
     // Taking from notices keeps seq order only when the lane holds everything before them.
-    const follows = notices[0]?.seq === lane.maxSeq + 1;
+    const follows = (notices[0] as QueuedNotice).seq === lane.maxSeq + 1;
     if (lane.more || lane.loading || !follows || notices.length > this.scheduler.laneRoom(lane)) {
       lane.more = true;
       void this.refill(lane);
       return;
     }
     for (const n of notices) {
-      if (n.seq <= lane.maxSeq || this.known.has(n._id)) continue;
-      this.take(stubOf(n));
+      if (!this.known.has(n._id)) this.take(stubOf(n));
     }
   }
 
