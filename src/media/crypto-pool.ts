@@ -35,14 +35,17 @@ function plain(m) {
   const out = Buffer.from(m.out);
   const cipherEnd = Math.max(0, m.total - TAIL);
   const end = cipherEnd - (cipherEnd % 16);
-  const decipher = createDecipheriv('aes-256-cbc', Buffer.from(m.cipherKey), Buffer.from(m.iv)).setAutoPadding(false);
+  const decipher = createDecipheriv('aes-256-cbc', Buffer.from(m.cipherKey), Buffer.from(m.iv));
   let written = 0;
   for (let at = 0; at < end; at += PIECE) written += decipher.update(data.subarray(at, Math.min(end, at + PIECE))).copy(out, written);
-  written += decipher.final().copy(out, written);
-  const pad = written > 0 ? out[written - 1] : 0;
-  let paddingValid = written >= 16 && written % 16 === 0 && pad >= 1 && pad <= 16;
-  for (let i = written - pad; paddingValid && i < written; i++) paddingValid = out[i] === pad;
-  const plainLength = paddingValid ? written - pad : 0;
+  // final() checks and strips the PKCS#7 padding; it throws when the padding is not valid.
+  let paddingValid = true;
+  try {
+    written += decipher.final().copy(out, written);
+  } catch {
+    paddingValid = false;
+  }
+  const plainLength = paddingValid ? written : 0;
   return { paddingValid, sha256: createHash('sha256').update(out.subarray(0, plainLength)).digest(), plainLength };
 }
 

@@ -19,8 +19,7 @@ type Waiter = { position: bigint; resolve: () => void };
 export class ProjectionRunner {
   private readonly positions = new Map<string, bigint>();
   /** The stored checkpoints and when they were written (they may trail `positions`). */
-  private readonly saved = new Map<string, bigint>();
-  private readonly savedAt = new Map<string, number>();
+  private readonly saved = new Map<string, { position: bigint; at: number }>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly loops: Promise<void>[] = [];
   private readonly stops: (() => Promise<void>)[] = [];
@@ -38,7 +37,7 @@ export class ProjectionRunner {
       await p.setup?.(this.docs);
       const saved = await this.docs.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: p.name });
       this.positions.set(p.name, saved ? BigInt(saved.position) : -1n);
-      this.saved.set(p.name, this.position(p.name));
+      this.saved.set(p.name, { position: this.position(p.name), at: 0 });
     }
     for (const p of this.projections) this.loops.push(this.run(p));
   }
@@ -48,7 +47,7 @@ export class ProjectionRunner {
     await Promise.all(this.stops.map((s) => s()));
     await Promise.all(this.loops);
     // A clean stop leaves every checkpoint where its projection is, so a restart rereads nothing.
-    const behind = this.projections.filter((p) => this.position(p.name) > (this.saved.get(p.name) ?? -1n));
+    const behind = this.projections.filter((p) => this.position(p.name) > (this.saved.get(p.name)?.position ?? -1n));
     if (behind.length > 0) {
       await this.docs
         .batch(behind.map((p) => checkpointOp(p.name, this.position(p.name))))
@@ -137,11 +136,10 @@ export class ProjectionRunner {
     // projection reads those events again and again changes nothing. Most projections ignore most
     // events, and this saves them a transaction per batch.
     const now = Date.now();
-    if (ops.length > 0 || now - (this.savedAt.get(projection.name) ?? 0) >= IDLE_CHECKPOINT_MS) {
+    if (ops.length > 0 || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
       ops.push(checkpointOp(projection.name, last));
       await this.docs.batch(ops);
-      this.savedAt.set(projection.name, now);
-      this.saved.set(projection.name, last);
+      this.saved.set(projection.name, { position: last, at: now });
     }
     this.positions.set(projection.name, last);
     this.release(projection.name, last);
