@@ -1,16 +1,10 @@
-import { report } from './lib.js';
+import { median, report } from './lib.js';
 import type { LoadResult } from './load.js';
 
 export interface Contender {
   name: string;
   /** One load window of the given length. */
   run(ms: number): Promise<LoadResult>;
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /**

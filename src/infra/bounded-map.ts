@@ -10,11 +10,8 @@ export class BoundedMap<K, V> extends Map<K, V> {
   override set(key: K, value: V): this {
     super.delete(key);
     super.set(key, value);
-    while (this.size > this.limit) {
-      const oldest = this.keys().next();
-      if (oldest.done) break;
-      super.delete(oldest.value);
-    }
+    // One key in, at most one out.
+    if (this.size > this.limit) super.delete(this.keys().next().value as K);
     return this;
   }
 }

@@ -27,7 +27,6 @@ export const randomIds: IdGenerator = {
   },
 };
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 /** Random bytes drawn in bulk: one call to the system per 256 ids. */
 const pool = Buffer.alloc(10 * 256);
 let poolAt = pool.length;
@@ -59,11 +58,12 @@ export function uuidV7(nowMs: number): string {
       counter = 0;
     }
   }
-  const b = new Array<string>(16);
-  for (let i = 0; i < 6; i++) b[i] = HEX[Math.floor(ms / 2 ** (8 * (5 - i))) & 0xff] as string;
-  b[6] = HEX[0x70 | (counter >> 8)] as string;
-  b[7] = HEX[counter & 0xff] as string;
-  b[8] = HEX[0x80 | ((r[0] as number) & 0x3f)] as string;
-  for (let i = 9; i < 16; i++) b[i] = HEX[r[i - 8] as number] as string;
-  return `${b[0]}${b[1]}${b[2]}${b[3]}-${b[4]}${b[5]}-${b[6]}${b[7]}-${b[8]}${b[9]}-${b[10]}${b[11]}${b[12]}${b[13]}${b[14]}${b[15]}`;
+  const id = Buffer.allocUnsafe(16);
+  id.writeUIntBE(ms, 0, 6);
+  id[6] = 0x70 | (counter >> 8);
+  id[7] = counter & 0xff;
+  id[8] = 0x80 | ((r[0] as number) & 0x3f);
+  r.copy(id, 9, 1, 8);
+  const hex = id.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

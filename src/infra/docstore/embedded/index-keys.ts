@@ -73,7 +73,7 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
     const builder = new KeyBuilder(def.prefix);
     values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
     const valuePrefix = builder.build();
-    const key = new KeyBuilder(valuePrefix).tail(doc._id).build();
+    const key = builder.tail(doc._id).build();
     // Only an array can repeat a combination; one combination needs no bookkeeping.
     if (combinations.length > 1) {
       const id = key.toString('latin1');

@@ -7,7 +7,7 @@ import { Rank, typeRank } from './value-order.js';
  */
 
 /** LMDB's key size limit with the default page size. */
-export const MAX_KEY_BYTES = 1978;
+const MAX_KEY_BYTES = 1978;
 
 export class KeyBuilder {
   /** Written bytes are [0, length); the buffer grows as needed. */

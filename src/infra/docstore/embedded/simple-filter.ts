@@ -1,8 +1,7 @@
 import type { Filter } from '../port.js';
 
 /** true or false when decided here; undefined when the query engine must decide. */
-export type Verdict = boolean | undefined;
-export type SimpleTest = (doc: Record<string, unknown>) => Verdict;
+export type SimpleTest = (doc: Record<string, unknown>) => boolean | undefined;
 
 type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: string | number | boolean };
 

@@ -5,8 +5,9 @@ import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
 import { deepCopy } from './deep-copy.js';
-import { KeyBuilder, MAX_KEY_BYTES, successor } from './key-codec.js';
+import { KeyBuilder, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
+import { compareValues } from './value-order.js';
 
 /** A half-open key range [start, end); end undefined means "to the end of the database". */
 export interface KeyRange {
@@ -97,7 +98,6 @@ export class Storage {
       const n = (this.unsettled.get(key) ?? 1) - 1;
       if (n <= 0) this.unsettled.delete(key);
       else this.unsettled.set(key, n);
-      this.decoded.delete(key);
     }
   }
 
@@ -207,41 +207,30 @@ function holdsUndefined(value: unknown): boolean {
   return false;
 }
 
+/** Values that compare equal encode to the same key bytes (key-codec's order is compareValues'). */
 function sameIndexedValues(a: PathValues, b: PathValues): boolean {
-  return a.throughArray === b.throughArray && identical(a.values, b.values);
-}
-
-/** Strictly the same value (same types, same bytes): index keys built from both would be equal. */
-function identical(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => identical(v, b[i]));
-  if (a instanceof Date) return b instanceof Date && Object.is(a.getTime(), b.getTime());
-  if (ArrayBuffer.isView(a)) return ArrayBuffer.isView(b) && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-  if (Array.isArray(b) || b instanceof Date || ArrayBuffer.isView(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k, i) => k === kb[i] && identical((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return a.throughArray === b.throughArray && compareValues(a.values, b.values) === 0;
 }
 
 /** Encoded collection names, the shared start of their documents' keys. */
 const collectionPrefixes = new Map<string, Buffer>();
 
-/** [collection, _id]: built per lookup, so the collection part is encoded once and reused. */
-function docKey(collection: string, id: string): Buffer {
+function collectionPrefix(collection: string): Buffer {
   let prefix = collectionPrefixes.get(collection);
   if (prefix === undefined) {
     prefix = new KeyBuilder().string(collection).build();
     collectionPrefixes.set(collection, prefix);
   }
-  const key = Buffer.allocUnsafe(prefix.length + Buffer.byteLength(id, 'utf8'));
-  prefix.copy(key, 0);
-  key.write(id, prefix.length, 'utf8');
-  return key.length > MAX_KEY_BYTES ? new KeyBuilder(key).build() : key;
+  return prefix;
+}
+
+/** [collection, _id]: the collection part is encoded once and reused. */
+function docKey(collection: string, id: string): Buffer {
+  return new KeyBuilder(collectionPrefix(collection)).tail(id).build();
 }
 
 function collectionRange(collection: string): KeyRange {
-  return prefixRange(new KeyBuilder().string(collection).build());
+  return prefixRange(collectionPrefix(collection));
 }
 
 /** A reverse range runs from the upper bound (excluded) down to the lower bound (included). */

@@ -4,6 +4,7 @@ import type { Modifier } from 'mingo/updater';
 import type { Document, Filter, Update } from '../port.js';
 import { isPlainObject } from './paths.js';
 import { compareValues } from './value-order.js';
+import { deepCopy } from './deep-copy.js';
 
 /** MongoDB refuses replacement documents where operators are expected, and the reverse. */
 export function assertUpdate(update: Update): void {
@@ -117,7 +118,7 @@ export function replacementId(doc: Document, filter: Filter): string {
 /** $setOnInsert is MongoDB's, not mingo's: it acts as $set on insert and is ignored otherwise. */
 function applyOperators(target: Record<string, unknown>, update: Update, inserting: boolean): Record<string, unknown> {
   const { $setOnInsert, ...operators } = update;
-  const next = structuredClone(target);
+  const next = deepCopy(target);
   if (Object.keys(operators).length > 0) applyModifier(next, operators as Modifier<Record<string, unknown>>);
   if (inserting && $setOnInsert) applyModifier(next, { $set: $setOnInsert } as Modifier<Record<string, unknown>>);
   return next;

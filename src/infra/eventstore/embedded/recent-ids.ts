@@ -1,3 +1,5 @@
+import { BoundedMap } from '../../bounded-map.js';
+
 /**
  * Revisions of the most recently appended event ids, per stream, for recognising retries of
  * appends made with `any` or `stream_exists`. Like EventStoreDB's own cache for ExpectedVersion.Any
@@ -8,19 +10,14 @@
  * scavenged; callers therefore check the log before trusting a hit.
  */
 export class RecentIds {
-  private readonly revisions = new Map<string, number>();
+  private readonly revisions: BoundedMap<string, number>;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.revisions = new BoundedMap(capacity);
+  }
 
   remember(streamId: string, eventId: string, revision: number): void {
-    const key = keyOf(streamId, eventId);
-    // Re-inserting moves the key to the young end of the Map's insertion order.
-    this.revisions.delete(key);
-    this.revisions.set(key, revision);
-    if (this.revisions.size > this.capacity) {
-      const oldest = this.revisions.keys().next();
-      if (!oldest.done) this.revisions.delete(oldest.value);
-    }
+    this.revisions.set(keyOf(streamId, eventId), revision);
   }
 
   revisionOf(streamId: string, eventId: string): number | undefined {

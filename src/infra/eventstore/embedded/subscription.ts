@@ -22,7 +22,7 @@ export class LogSubscription implements AllSubscription {
   private buffer: RecordedEvent[] = [];
   /** Every position up to here has been read into the buffer (or was scavenged). */
   private cursor: number;
-  /** Serialises next() calls so concurrent callers never read the same page twice. */
+  /** Serialises next() and nextBatch() calls so concurrent callers never read the same page twice. */
   private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -48,13 +48,16 @@ export class LogSubscription implements AllSubscription {
   }
 
   nextBatch(max: number): Promise<RecordedEvent[]> {
-    const result = this.turn.then(() => this.pullBatch(Math.max(1, Math.floor(max))));
-    this.turn = result.catch(() => undefined);
-    return result;
+    return this.inTurn(() => this.pullBatch(Math.max(1, Math.floor(max))));
   }
 
   private next(): Promise<IteratorResult<RecordedEvent>> {
-    const result = this.turn.then(() => this.pull());
+    return this.inTurn(() => this.pull());
+  }
+
+  /** Runs after every earlier next() and nextBatch() has settled (see `turn`). */
+  private inTurn<T>(read: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(read);
     this.turn = result.catch(() => undefined);
     return result;
   }
@@ -73,9 +76,9 @@ export class LogSubscription implements AllSubscription {
     if (first.done) return [];
     const batch = [first.value];
     while (batch.length < max && !this.signal.aborted && (this.buffer.length > 0 || this.fillOrStop())) {
-      const take = this.buffer.length <= max - batch.length ? this.buffer : this.buffer.slice(0, max - batch.length);
-      this.buffer = take === this.buffer ? [] : this.buffer.slice(take.length);
-      for (const event of take) batch.push(event);
+      const n = Math.min(this.buffer.length, max - batch.length);
+      for (let i = 0; i < n; i++) batch.push(this.buffer[i] as RecordedEvent);
+      this.buffer = this.buffer.slice(n);
     }
     return batch;
   }
