@@ -82,7 +82,7 @@ export class CommandHandler {
           events.map((e) => this.toEventData(e, context)),
           revision === -1n ? 'no_stream' : revision,
         );
-        this.remember(streamId, result.nextRevision, events.reduce(decider.evolve, state));
+        this.cache.set(streamId, { revision: result.nextRevision, state: events.reduce(decider.evolve, state) });
         return { events, position: result.position };
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
@@ -105,12 +105,8 @@ export class CommandHandler {
       state = decider.evolve(state, { type: e.type, data: e.data } as unknown as Event);
       revision = e.revision;
     }
-    if (recorded.length > 0) this.remember(streamId, revision, state);
+    if (recorded.length > 0) this.cache.set(streamId, { revision, state });
     return { state, revision };
-  }
-
-  private remember(streamId: string, revision: bigint, state: unknown): void {
-    this.cache.set(streamId, { revision, state });
   }
 
   private toEventData(event: DomainEvent, context: CommandContext): EventData {

@@ -53,7 +53,7 @@ export class GroupInvites {
     const fetches = missing.map(async (jid) => {
       try {
         const code = await connection.groupInviteCode(jid);
-        this.remember(`${instanceId}:${jid}`, code, now);
+        this.cache.set(`${instanceId}:${jid}`, { code, at: now });
         found.set(jid, code);
       } catch (err) {
         // Admin rights may have just been lost; the list still answers, without that link.
@@ -65,9 +65,5 @@ export class GroupInvites {
     await Promise.race([Promise.all(fetches), timeout]);
     clearTimeout(timer);
     return new Map(found);
-  }
-
-  private remember(key: string, code: string, at: number): void {
-    this.cache.set(key, { code, at });
   }
 }

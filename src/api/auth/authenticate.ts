@@ -45,7 +45,8 @@ export class Authenticator {
 
     if (bearer !== null) {
       const now = this.clock.now();
-      const accountId = this.jwt.known(bearer, now) ?? (await this.jwt.verify(bearer, now));
+      const known = this.jwt.known(bearer, now);
+      const accountId = known !== undefined ? known : await this.jwt.verify(bearer, now);
       if (!accountId) throw unauthorized('invalid or expired access token');
       const principal: Principal = { accountId, via: 'jwt' };
       if (instanceId === undefined) return { principal };
