@@ -69,7 +69,10 @@ describe('DATA_DIR lock (one gateway process per data directory)', function () {
     );
   });
 
-  it('takes over a lock left by an earlier version (a bare pid) whose process is gone', async () => {
+  it('reads a lock left by an earlier version (a bare pid): refused while that process lives, taken once it is gone', async () => {
+    // The test runner's parent is alive and is not this process.
+    await writeFile(join(dir, 'gateway.lock'), String(process.ppid));
+    expect(await lockDataDir(dir).then(() => null, (err: unknown) => err)).to.be.instanceOf(DataDirInUseError);
     await writeFile(join(dir, 'gateway.lock'), '999999999');
     const release = await lockDataDir(dir);
     await release();

@@ -16,13 +16,14 @@ const recorded = (position: number): RecordedEvent => ({
 
 describe('LogSubscription', () => {
   it('keeps the events a batch already took when a later read of the log fails', async () => {
-    // The first read fills a whole page; reading the next one fails once.
+    // The first read fills a whole page; the next two reads fail.
     let reads = 0;
     const source: LogSource = {
       head: new DurableHead(600),
       closed: new AbortController().signal,
       read(after, upTo, maxCount) {
-        if (++reads === 2) throw new Error('read failed');
+        reads++;
+        if (reads === 2 || reads === 3) throw new Error('read failed');
         const page: RecordedEvent[] = [];
         for (let p = after + 1; p <= upTo && page.length < maxCount; p++) page.push(recorded(p));
         return page;
@@ -30,15 +31,14 @@ describe('LogSubscription', () => {
     };
     const subscription = new LogSubscription(source, 0);
     const seen: bigint[] = [];
-    for (let tries = 0; seen.length < 600 && tries < 10; tries++) {
-      try {
-        for (const event of await subscription.nextBatch(1000)) seen.push(event.position);
-      } catch {
-        // A failed read surfaces on a call that had nothing to hand out yet.
-      }
-    }
+    // The batch ends at the failed read and keeps the page it took.
+    for (const event of await subscription.nextBatch(1000)) seen.push(event.position);
+    expect(seen).to.have.length(512);
+    // The next call has nothing in hand when the read fails again: that call rejects.
+    const failed = await subscription.nextBatch(1000).then(() => null, (err: Error) => err);
+    expect(failed?.message).to.equal('read failed');
+    for (const event of await subscription.nextBatch(1000)) seen.push(event.position);
     await subscription.unsubscribe();
-    expect(reads).to.be.greaterThan(2);
     expect(seen).to.deep.equal(Array.from({ length: 600 }, (_, i) => BigInt(i + 1)));
   });
 });

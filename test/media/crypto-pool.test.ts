@@ -40,6 +40,21 @@ describe('MediaCryptoPool', () => {
     expect(seen[2]).to.equal(seen[0]);
   });
 
+  it('never hands a buffer the workers still read to another download', async () => {
+    const mediaKey = randomBytes(32);
+    // Large enough that the passes are still reading while the second download arrives.
+    const plain = randomBytes(8_000_000);
+    const { enc } = encryptMedia('video', plain, mediaKey);
+    const first = receive(pool, enc, mediaKey);
+    first.complete();
+    // Received while the first one's passes run: it lands in other memory, junk and all.
+    const junk = Buffer.alloc(enc.length, 0xa5);
+    const second = receive(pool, junk, mediaKey);
+    second.complete();
+    const [one] = await Promise.all([first.result(), second.result()]);
+    expect(one?.plain.bytes.equals(plain)).to.equal(true);
+  });
+
   it('answers the digests and the plain bytes of a received file, for files that reuse one buffer', async () => {
     // Largest first: the later, smaller files land in the buffer it leaves, over its old bytes.
     for (const size of [700_000, 300_001, 16, 0]) {
@@ -99,13 +114,26 @@ describe('MediaCryptoPool after close', () => {
     const { enc } = encryptMedia('video', randomBytes(300_000), mediaKey);
     const receiving = receive(pool, enc, mediaKey);
     await pool.close();
-    receiving.complete();
-    const failed = await receiving.result().then(
-      () => null,
-      (err: Error) => err,
-    );
-    expect(failed?.message).to.match(/closed/);
-    expect(() => receive(pool, enc, mediaKey)).to.throw(/closed/);
+    const released: SharedArrayBuffer[] = [];
+    const release = SharedBufferPool.prototype.release;
+    SharedBufferPool.prototype.release = function (buffer) {
+      released.push(buffer);
+      release.call(this, buffer);
+    };
+    try {
+      receiving.complete();
+      const failed = await receiving.result().then(
+        () => null,
+        (err: Error) => err,
+      );
+      expect(failed?.message).to.match(/closed/);
+      expect(() => receive(pool, enc, mediaKey)).to.throw(/closed/);
+      // Let any settling of the failed passes run: nothing goes back into the closed pool.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      SharedBufferPool.prototype.release = release;
+    }
+    expect(released).to.deep.equal([]);
   });
 });
 

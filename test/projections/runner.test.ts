@@ -74,13 +74,17 @@ describe('ProjectionRunner', () => {
   });
 
   it('after a crash (no stop), rereads from the stored checkpoints and reaches the same read model', async () => {
-    const first = new ProjectionRunner(events, docs, [ticks, idle], logger);
+    // A crash: from then on the first runner writes nothing (it is abandoned, and keeps failing).
+    let crashed = false;
+    const dying = Object.create(docs) as DocumentStore;
+    dying.batch = (ops: WriteOp[], options?: WriteOptions) => (crashed ? Promise.reject(new Error('crashed')) : docs.batch(ops, options));
+    const first = new ProjectionRunner(events, dying, [ticks, idle], logger);
     await first.start();
     let head = 0n;
     for (let i = 0; i < 20; i++) head = (await tick('s')).position;
     expect(await first.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    crashed = true;
     const storedIdle = BigInt((await checkpoint('idle')) ?? '-1');
-    // A crash: the runner is simply abandoned (its subscriptions end with the test's stores).
     const second = new ProjectionRunner(events, docs, [ticks, idle], logger);
     await second.start();
     expect(second.position('idle')).to.equal(storedIdle);

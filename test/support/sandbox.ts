@@ -33,7 +33,7 @@ export async function status(api: Api, owner: TestAccount, instanceId: string): 
 }
 
 /** Polls until the condition holds; read models are eventually consistent by design. */
-export async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiFor, newAccount, newInstance, type Api } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
-import { newPhone, pairByQr } from '../support/sandbox.js';
-import { Receiver, until } from './support/receiver.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
+import { Receiver } from './support/receiver.js';
 
 const TOTAL = 1000;
 const SENDERS = 8;
@@ -84,7 +84,7 @@ describe('webhooks across a crash (SIGKILL)', function () {
     while (acknowledged.size < TOTAL) await send(api);
 
     const delivered = () => new Set(rx.received.map((r) => r.body.event.Info.ID as string));
-    await until(() => [...acknowledged].every((id) => delivered().has(id)), 'every acknowledged message delivered', 120_000);
+    await waitFor(() => [...acknowledged].every((id) => delivered().has(id)), 'every acknowledged message delivered', 120_000);
     const missing = [...acknowledged].filter((id) => !delivered().has(id));
     expect(missing).to.deep.equal([]);
 

@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import { openHarness, type Harness } from './support/harness.js';
-import { Receiver, until, verifies } from './support/receiver.js';
+import { waitFor } from '../support/sandbox.js';
+import { Receiver, verifies } from './support/receiver.js';
 
 /** The stored deliveries, each with the status the log answers for it. */
 const deliveries = async (h: Harness) =>
@@ -30,7 +31,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     for (let i = 0; i < 5; i++) await h.message(a.id, `a${i}`);
     await h.append(`session-${b.id}`, 'PresenceUpdated', { jid: '2@s.whatsapp.net', state: 'unavailable' });
     for (let i = 0; i < 3; i++) await h.message(b.id, `b${i}`);
-    await until(() => rx.received.length === 10, '10 deliveries');
+    await waitFor(() => rx.received.length === 10, '10 deliveries');
     await new Promise((r) => setTimeout(r, 100));
     expect(rx.received).to.have.length(10);
 
@@ -63,7 +64,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
       await h.message(a.id, 'to the second url');
       await h.append(`instance-${a.id}`, 'WebhookCleared', {});
       await h.message(a.id, 'after clearing');
-      await until(() => rx.received.length === 1 && other.received.length === 1, 'one delivery each');
+      await waitFor(() => rx.received.length === 1 && other.received.length === 1, 'one delivery each');
       await new Promise((r) => setTimeout(r, 100));
       expect(rx.received.map((r) => r.body.event.Message.conversation)).to.deep.equal(['to the first url']);
       expect(other.received.map((r) => r.body.event.Message.conversation)).to.deep.equal(['to the second url']);
@@ -78,9 +79,9 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     rx.respond = (_, n) => (n <= 2 ? 500 : 200);
     const a = await h.instance(rx.url, ['Message']);
     await h.message(a.id, 'hello');
-    await until(() => rx.received.length === 1, 'the delivery after recovery');
+    await waitFor(() => rx.received.length === 1, 'the delivery after recovery');
     expect(rx.requests).to.equal(3);
-    await until(async () => (await deliveries(h))[0]?.status === 'delivered', 'status delivered');
+    await waitFor(async () => (await deliveries(h))[0]?.status === 'delivered', 'status delivered');
     const [doc] = await deliveries(h);
     expect(doc).to.include({ status: 'delivered', attempts: 3, last_status_code: 200, last_error: null });
   });
@@ -89,7 +90,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     rx.respond = () => ({ status: 400, body: 'bad payload\n' });
     const a = await h.instance(rx.url, ['Message']);
     await h.message(a.id, 'rejected');
-    await until(async () => (await deliveries(h))[0]?.status === 'failed', 'status failed');
+    await waitFor(async () => (await deliveries(h))[0]?.status === 'failed', 'status failed');
     await new Promise((r) => setTimeout(r, 300));
     expect(rx.requests).to.equal(1);
     const [doc] = await deliveries(h);
@@ -101,7 +102,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     rx.respond = (_, n) => codes[n - 1] ?? 200;
     const a = await h.instance(rx.url, ['Message']);
     await h.message(a.id, 'eventually');
-    await until(() => rx.received.length === 1, 'delivered after three soft refusals');
+    await waitFor(() => rx.received.length === 1, 'delivered after three soft refusals');
     expect(rx.requests).to.equal(4);
   });
 
@@ -109,7 +110,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     const a = await h.instance(rx.url, ['Message']);
     rx.respond = () => ({ status: 200, delayMs: 2 });
     for (let i = 0; i < 40; i++) await h.message(a.id, `m${i}`);
-    await until(() => rx.received.length === 40, '40 deliveries');
+    await waitFor(() => rx.received.length === 40, '40 deliveries');
     expect(rx.received.map((r) => r.body.seq)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
     // One attempt at a time, over kept-alive connections (undici may open a second while the
     // first finishes reading an answer): 40 requests, not 40 connections.
@@ -127,10 +128,10 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
         const s = await h.instance(slow.url, ['Message']);
         await h.message(s.id, `slow ${i}`);
       }
-      await until(() => slow.requests >= 2, 'the slow host holding its slots');
+      await waitFor(() => slow.requests >= 2, 'the slow host holding its slots');
       const f = await h.instance(rx.url, ['Message']);
       for (let i = 0; i < 20; i++) await h.message(f.id, `fast ${i}`);
-      await until(() => rx.received.length === 20, 'the fast host got everything', 3000);
+      await waitFor(() => rx.received.length === 20, 'the fast host got everything', 3000);
       expect(slow.received).to.have.length(0);
       expect(slow.requests).to.equal(2);
     } finally {
@@ -142,9 +143,9 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     await rx.stop();
     const a = await h.instance(rx.url, ['Message']);
     for (let i = 0; i < 30; i++) await h.message(a.id, `while down ${i}`);
-    await until(async () => (await deliveries(h)).every((d) => d.attempts >= 2), 'some failed attempts');
+    await waitFor(async () => (await deliveries(h)).every((d) => d.attempts >= 2), 'some failed attempts');
     await rx.restart();
-    await until(() => rx.received.length >= 30, 'everything after the receiver came back', 10_000);
+    await waitFor(() => rx.received.length >= 30, 'everything after the receiver came back', 10_000);
     const seqs = new Set(rx.received.map((r) => r.body.seq));
     expect(seqs.size).to.equal(30);
   });
@@ -153,11 +154,11 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     rx.respond = () => ({ status: 200, delayMs: 5 });
     const a = await h.instance(rx.url, ['Message']);
     for (let i = 0; i < 50; i++) await h.message(a.id, `m${i}`);
-    await until(() => rx.received.length >= 5, 'some deliveries');
+    await waitFor(() => rx.received.length >= 5, 'some deliveries');
     await h.halt();
     for (let i = 50; i < 80; i++) await h.message(a.id, `m${i}`);
     await h.restart();
-    await until(() => new Set(rx.received.map((r) => r.body.seq)).size === 80, 'all 80 deliveries', 10_000);
+    await waitFor(() => new Set(rx.received.map((r) => r.body.seq)).size === 80, 'all 80 deliveries', 10_000);
     expect(Math.max(...rx.received.map((r) => r.body.seq))).to.equal(80);
   });
 });

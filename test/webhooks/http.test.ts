@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { WebhookBodies, type WebhookType } from '../../src/webhooks/bodies/schemas.js';
 import { expectError, newAccount, newInstance, startTestGateway, type Api, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
-import { Receiver, until, verifies } from './support/receiver.js';
+import { Receiver, verifies } from './support/receiver.js';
 
 /**
  * End to end over HTTP with the sandbox network: a simulated phone pairs with an instance and
@@ -54,7 +54,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     for (let i = 0; i < 5; i++) ids.push(await a.send(`hello ${i}`));
     // Presence and a read receipt happen too, but are not subscribed.
     await api('POST', `/sandbox/phones/${a.contact.phone}/presence`, { token: owner.jwt, body: { state: 'available' } });
-    await until(() => rx.ofType('Message').length === 5, 'five messages');
+    await waitFor(() => rx.ofType('Message').length === 5, 'five messages');
     await new Promise((r) => setTimeout(r, 200));
 
     expect(rx.received.map((r) => r.body.type)).to.deep.equal(['Connected', 'Message', 'Message', 'Message', 'Message', 'Message']);
@@ -95,7 +95,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     expect((await sandbox(`/sandbox/groups/${group.body.jid}/participants`, { add: [third.phone], by })).status).to.equal(200);
     expect((await sandbox(`/sandbox/groups/${group.body.jid}/participants`, { remove: [third.phone], by })).status).to.equal(200);
     expect((await sandbox(`/sandbox/phones/${a.own.phone}/unlink`, {})).status).to.equal(200);
-    await until(() => rx.ofType('Disconnected').length === 1, 'the disconnection');
+    await waitFor(() => rx.ofType('Disconnected').length === 1, 'the disconnection');
 
     const types = new Set(rx.received.map((r) => r.body.type as WebhookType));
     expect([...types].sort()).to.deep.equal(Object.keys(WebhookBodies).sort());
@@ -123,7 +123,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     const a = await pairedInstance('Message');
     rx.respond = (_, n) => (n <= 3 ? 500 : 200);
     const id = await a.send('after a hiccup');
-    await until(() => rx.received.length === 1, 'the delivery after recovery');
+    await waitFor(() => rx.received.length === 1, 'the delivery after recovery');
     expect(rx.received[0]!.body.event.Info.ID).to.equal(id);
     expect(rx.requests).to.equal(4);
     await waitFor(async () => (await log(a.id)).content[0]?.status === 'delivered', 'delivered in the log');
@@ -145,7 +145,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     const retry = await api('POST', `/instances/${a.id}/webhook/deliveries/${failed.id}/retry`, { token: owner.jwt });
     expect(retry.status, retry.text).to.equal(200);
     expect(retry.body).to.deep.equal({ code: 200, success: true, data: { status: 'pending' } });
-    await until(() => rx.received.length === 1, 'the retried delivery');
+    await waitFor(() => rx.received.length === 1, 'the retried delivery');
     expect(rx.received[0]!.body.id).to.equal(failed.id);
     expect(verifies(a.secret, rx.received[0]!)).to.equal(true);
     await waitFor(async () => (await log(a.id)).content[0]?.status === 'delivered', 'delivered after the retry');
@@ -159,7 +159,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
     for (let i = 0; i < 10; i++) ids.push(await a.send(`while down ${i}`));
     await waitFor(async () => (await log(a.id)).content.every((d: any) => d.attempts >= 1 && d.status === 'pending' && d.last_error), 'failed attempts', 10_000);
     await rx.restart();
-    await until(() => new Set(rx.received.map((r) => r.body.id)).size === 10, 'all ten after the receiver came back', 10_000);
+    await waitFor(() => new Set(rx.received.map((r) => r.body.id)).size === 10, 'all ten after the receiver came back', 10_000);
     expect(rx.ofType('Message').map((r) => r.body.event.Info.ID).sort()).to.deep.equal([...ids].sort());
   });
 
@@ -184,7 +184,7 @@ describe('webhooks over HTTP (sandbox network)', function () {
   it('does not retry another instance’s delivery', async () => {
     const a = await pairedInstance('Message');
     await a.send('mine');
-    await until(() => rx.received.length === 1, 'delivered');
+    await waitFor(() => rx.received.length === 1, 'delivered');
     const other = await newInstance(api, owner, { name: 'other' });
     const id = rx.received[0]!.body.id as string;
     expectError(await api('POST', `/instances/${other.id}/webhook/deliveries/${id}/retry`, { token: owner.jwt }), 404, 'not_found');

@@ -3,11 +3,11 @@ import { expect } from 'chai';
 import { DomainError } from '../../src/domain/errors.js';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
 import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import { dueNow } from '../../src/webhooks/deliveries/outcomes.js';
 import { expectError, newAccount, newInstance, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { phoneSends } from '../support/chats.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { FakeClock, openHarness, type Harness } from './support/harness.js';
-import { Receiver, until } from './support/receiver.js';
+import { Receiver } from './support/receiver.js';
 
 const DAY_MS = 86_400_000;
 
@@ -53,7 +53,7 @@ describe('webhook delivery log retention', function () {
     const all = () => h.docs.collection<DeliveryDoc>(DELIVERIES).find({}, { sort: { pos: 1 } });
     /** Every delivery attempted at least once (none queued): final, or retrying after a 503. */
     const settled = async (n: number) =>
-      until(async () => {
+      waitFor(async () => {
         const docs = await all();
         return docs.length === n && docs.every((d) => d.attempts >= 1 && d.state !== 'queued');
       }, `${n} attempted deliveries`);
@@ -130,7 +130,7 @@ describe('webhook delivery log retention', function () {
       await h.message(a.id, 'fail then retried');
       await h.message(a.id, 'fail then swept and retried');
       await settled(2);
-      await until(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
       clock.advance(31 * DAY_MS);
       // The receiver now keeps the retries pending.
       rx.respond = () => 503;
@@ -141,11 +141,23 @@ describe('webhook delivery log retention', function () {
       expect(((await retry(a.id, first!._id)).body as any).data).to.deep.equal({ status: 'pending' });
       expect(await repo.removeIfStill([first!._id], 'failed')).to.equal(0);
 
-      // Swept between the retry's read and its write: the write puts it back, pending.
-      const read = (await repo.get(second!._id))!;
-      expect(await h.webhooks.retention.sweep()).to.deep.equal({ removed: 1 });
-      expect(await repo.get(second!._id)).to.equal(null);
-      await repo.save(dueNow(read, clock.now().getTime()));
+      // Swept between the retry's read and its write: the write puts it back, pending. The sweep
+      // runs right after the retry route has read the delivery.
+      const get = DeliveryRepo.prototype.get;
+      let swept: unknown;
+      DeliveryRepo.prototype.get = async function (id) {
+        const read = await get.call(this, id);
+        DeliveryRepo.prototype.get = get;
+        swept = await h.webhooks.retention.sweep();
+        expect(await get.call(this, id)).to.equal(null);
+        return read;
+      };
+      try {
+        expect(((await retry(a.id, second!._id)).body as any).data).to.deep.equal({ status: 'pending' });
+      } finally {
+        DeliveryRepo.prototype.get = get;
+      }
+      expect(swept).to.deep.equal({ removed: 1 });
 
       expect(await h.webhooks.retention.sweep()).to.deep.equal({ removed: 0 });
       const page = await log(a.id);
@@ -161,7 +173,7 @@ describe('webhook delivery log retention', function () {
       await h.message(a.id, 'swept by the timer');
       await settled(1);
       clock.advance(31 * DAY_MS);
-      await until(async () => (await all()).length === 0, 'the timer to sweep');
+      await waitFor(async () => (await all()).length === 0, 'the timer to sweep');
       expect(await log(a.id)).to.include({ total: 0 });
 
       await h.message(a.id, 'delivered before the stop');
@@ -204,10 +216,7 @@ describe('webhook delivery log retention', function () {
         expect(res.status, res.text).to.equal(200);
         return res.body;
       };
-      const send = async (text: string, token = owner.jwt) => {
-        const res = await api('POST', `/sandbox/phones/${contact.phone}/messages`, { token, body: { to: own.phone, text } });
-        expect(res.status, res.text).to.equal(201);
-      };
+      const send = (text: string, jwt = owner.jwt) => phoneSends(gw, { ...owner, jwt }, contact.phone, own.phone, { text });
 
       await send('old message');
       await waitFor(async () => (await log()).content[0]?.status === 'delivered', 'the old delivery in the log');

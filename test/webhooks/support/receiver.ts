@@ -1,7 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitFor } from '../../support/sandbox.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -105,9 +104,4 @@ export function verifies(secret: string, r: Received, nowS = Math.floor(Date.now
     const given = Buffer.from(sig, 'base64');
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
-}
-
-/** The shared waitFor, for conditions that may also be synchronous (counters on the receiver). */
-export function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs?: number): Promise<void> {
-  return waitFor(async () => condition(), what, timeoutMs);
 }
