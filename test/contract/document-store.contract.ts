@@ -448,6 +448,60 @@ export function documentStoreContract(
         expect(await col.count({ lastMessageTs: { $gte: 1000 } })).to.equal(docs.filter((d) => d.lastMessageTs >= 1000).length);
       });
 
+      it('answers through a partial index exactly as without it, as documents move in and out of its filter', async () => {
+        const plain = await seeded('plain');
+        const partial = await seeded('partial');
+        await partial.createIndex({ name: 'active_by_age', keys: { age: 1 }, partialFilterExpression: { active: true } });
+        await partial.createIndex({ name: 'adults_by_name', keys: { name: 1 }, partialFilterExpression: { age: { $gte: 30 }, name: { $type: 'string' } } });
+        const change = async (update: (c: Collection) => Promise<unknown>) => Promise.all([update(plain), update(partial)]);
+        const same = async (filter: Filter, options?: FindOptions) => {
+          expect(ids(await partial.find(filter, options)), JSON.stringify(filter)).to.deep.equal(ids(await plain.find(filter, options)));
+          expect(await partial.count(filter), JSON.stringify(filter)).to.equal(await plain.count(filter));
+        };
+        const queries: [Filter, FindOptions?][] = [
+          [{ active: true }, { sort: { age: 1 } }],
+          [{ active: true, age: { $gt: 26 } }],
+          [{ active: { $in: [true] }, age: 35 }],
+          [{ age: 35 }],
+          [{ active: false }],
+          [{ name: 'Ana', age: { $gte: 30 } }],
+          [{ name: { $in: ['Ana', 'dan'] }, age: { $gte: 31 } }],
+          [{ name: 'Ana' }],
+        ];
+        for (const [filter, options] of queries) await same(filter, options);
+        await change((c) => c.updateOne({ _id: 'p2' }, { $set: { active: true, age: 31 } }));
+        await change((c) => c.updateOne({ _id: 'p1' }, { $set: { active: false } }));
+        await change((c) => c.replaceOne({ _id: 'p4' }, { _id: 'p4', name: 'dan', age: 20, active: true }));
+        await change((c) => c.deleteOne({ _id: 'p3' }));
+        await change((c) => c.insertOne({ _id: 'p5', name: 7, age: 50, active: true }));
+        for (const [filter, options] of queries) await same(filter, options);
+        expect(ids(await partial.find({ active: true }, { sort: { age: 1 } }))).to.deep.equal(['p4', 'p2', 'p5']);
+      });
+
+      it('keeps a partial unique index unique only among the documents its filter admits', async () => {
+        const col = store.collection('hooks');
+        await col.createIndex({ name: 'one_live_url', keys: { url: 1 }, unique: true, partialFilterExpression: { live: true } });
+        await col.insertOne({ _id: 'a', url: 'https://x', live: true });
+        await col.insertOne({ _id: 'b', url: 'https://x', live: false });
+        await col.insertOne({ _id: 'c', url: 'https://x' });
+        expect(await rejection(col.insertOne({ _id: 'd', url: 'https://x', live: true }))).to.be.instanceOf(DuplicateKeyError);
+        expect(await rejection(col.updateOne({ _id: 'b' }, { $set: { live: true } }))).to.be.instanceOf(DuplicateKeyError);
+        await col.updateOne({ _id: 'a' }, { $set: { live: false } });
+        await col.updateOne({ _id: 'b' }, { $set: { live: true } });
+        expect(ids(await col.find({ url: 'https://x', live: true }))).to.deep.equal(['b']);
+      });
+
+      it('refuses a partial filter MongoDB does not support, creating nothing', async () => {
+        const col = await seeded();
+        for (const partialFilterExpression of [{ age: { $ne: 3 } }, { age: { $exists: false } }, { name: { $regex: '^A' } }, { $nor: [{ age: 1 }] }]) {
+          expect(await rejection(col.createIndex({ name: 'odd', keys: { age: 1 }, partialFilterExpression })), JSON.stringify(partialFilterExpression)).to.be.instanceOf(Error);
+        }
+        await col.createIndex({ name: 'odd', keys: { age: 1 }, partialFilterExpression: { age: { $gt: 26 } } });
+        await col.createIndex({ name: 'odd', keys: { age: 1 }, partialFilterExpression: { age: { $gt: 26 } } });
+        await rejection(col.createIndex({ name: 'odd', keys: { age: 1 }, partialFilterExpression: { age: { $gt: 27 } } }));
+        expect(ids(await col.find({ age: { $gt: 26 } }, { sort: { age: 1 } }))).to.deep.equal(['p1', 'p3', 'p4']);
+      });
+
       it('finds array elements through an index on an array field', async () => {
         const col = await seeded();
         await col.createIndex({ name: 'by_tag', keys: { tags: 1 } });

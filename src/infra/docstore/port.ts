@@ -31,6 +31,12 @@ export interface IndexSpec {
   /** Ordered fields, 1 ascending, -1 descending (dotted paths allowed). */
   keys: SortSpec;
   unique?: boolean;
+  /**
+   * Only documents matching this filter are indexed (and, for a unique index, kept unique); a
+   * query uses the index only when its own conditions imply the filter. MongoDB's operators for
+   * partial filters: equality, $eq, $exists: true, $gt, $gte, $lt, $lte, $type, $in.
+   */
+  partialFilterExpression?: Filter;
 }
 
 /** One write of an atomic batch. */

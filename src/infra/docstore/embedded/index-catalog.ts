@@ -1,10 +1,12 @@
 import type { Database } from 'lmdb';
+import type { Filter } from '../port.js';
 import { defineIndex, type IndexDef } from './index-keys.js';
 
 export interface StoredIndex {
   keys: Record<string, 1 | -1>;
   unique: boolean;
   multikey: boolean;
+  partialFilterExpression?: Filter;
 }
 
 export type CatalogDb = Database<StoredIndex, [collection: string, name: string]>;
@@ -19,7 +21,8 @@ export class IndexCatalog {
   constructor(private readonly db: CatalogDb) {
     for (const { key, value } of db.getRange()) {
       const [collection, name] = key;
-      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique }, value.multikey, true));
+      const partial = value.partialFilterExpression === undefined ? {} : { partialFilterExpression: value.partialFilterExpression };
+      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial }, value.multikey, true));
     }
   }
 
@@ -58,6 +61,7 @@ export class IndexCatalog {
       keys: Object.fromEntries(def.keys),
       unique: def.unique,
       multikey: def.multikey,
+      ...(def.partial ? { partialFilterExpression: def.partial.expression } : {}),
     });
   }
 }

@@ -1,6 +1,8 @@
-import type { Document, IndexSpec } from '../port.js';
+import type { Document, Filter, IndexSpec } from '../port.js';
 import { KeyBuilder } from './key-codec.js';
+import { compilePartialFilter, type PartialFilter } from './partial-filter.js';
 import { pathValues } from './paths.js';
+import { compareValues } from './value-order.js';
 
 export type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
 
@@ -9,6 +11,8 @@ export interface IndexDef {
   readonly name: string;
   readonly keys: IndexKeys;
   readonly unique: boolean;
+  /** Only documents matching it have entries (MongoDB's partialFilterExpression). */
+  readonly partial: PartialFilter | undefined;
   /** Some document reached an array on an indexed path: one document may own several entries. */
   multikey: boolean;
   /** Queries may use it only once the transaction that built it has committed. */
@@ -39,8 +43,9 @@ export function defineIndex(collection: string, spec: IndexSpec, multikey = fals
   for (const [path, dir] of keys) {
     if (path === '' || (dir !== 1 && dir !== -1)) throw new TypeError(`index ${spec.name}: invalid key ${path}: ${String(dir)}`);
   }
+  const partial = spec.partialFilterExpression === undefined ? undefined : compilePartialFilter(spec.partialFilterExpression);
   const prefix = new KeyBuilder().string(collection).string(spec.name).build();
-  return { collection, name: spec.name, keys, unique: spec.unique === true, multikey, ready, prefix };
+  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix };
 }
 
 /** Same name and same definition: createIndex is then a no-op. */
@@ -48,17 +53,30 @@ export function sameDefinition(def: IndexDef, spec: IndexSpec): boolean {
   const keys = Object.entries(spec.keys);
   return (
     def.unique === (spec.unique === true) &&
+    samePartial(def.partial?.expression, spec.partialFilterExpression) &&
     keys.length === def.keys.length &&
     keys.every(([path, dir], i) => def.keys[i]?.[0] === path && def.keys[i]?.[1] === dir)
   );
 }
 
+/** Same keys over the same documents: as in MongoDB, a second such index is refused. */
 export function sameKeys(a: IndexDef, b: IndexDef): boolean {
-  return a.keys.length === b.keys.length && a.keys.every(([path, dir], i) => b.keys[i]?.[0] === path && b.keys[i]?.[1] === dir);
+  return (
+    samePartial(a.partial?.expression, b.partial?.expression) &&
+    a.keys.length === b.keys.length &&
+    a.keys.every(([path, dir], i) => b.keys[i]?.[0] === path && b.keys[i]?.[1] === dir)
+  );
 }
+
+function samePartial(a: Filter | undefined, b: Filter | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : compareValues(a, b) === 0;
+}
+
+const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
 /** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
 export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
+  if (def.partial && !def.partial.holds(doc)) return NO_ENTRIES;
   const fields = def.keys.map(([path]) => pathValues(doc, path));
   let combinations: unknown[][] = [[]];
   for (const { values } of fields) {

@@ -28,6 +28,7 @@ export function planQuery(filter: Filter, sort: SortSpec | undefined, indexes: r
 
   let best: { plan: Plan; score: number } | undefined;
   for (const index of indexes) {
+    if (index.partial && !index.partial.impliedBy(shape.fields)) continue;
     const candidate = planIndex(index, shape, sortFields);
     if (candidate && (!best || candidate.score > best.score)) best = candidate;
   }
@@ -64,7 +65,10 @@ function planIndex(
   if (score === 0) return undefined;
 
   const pinnedPaths = new Set(index.keys.slice(0, pinned.length).map(([path]) => path));
-  const covered = shape.exact && !index.multikey && [...shape.fields.keys()].every((path) => pinnedPaths.has(path));
+  const covered =
+    shape.exact &&
+    !index.multikey &&
+    [...shape.fields].every(([path, values]) => pinnedPaths.has(path) || index.partial?.decides(path, values) === true);
   const plan: Plan = {
     kind: 'index',
     index,

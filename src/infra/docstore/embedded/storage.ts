@@ -163,7 +163,9 @@ export class Storage {
     for (const def of this.catalog.all(collection)) {
       // Most updates leave the indexed fields alone: then the entries are the same keys. Crossing
       // an array must still be seen, since it makes the index multikey.
-      if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) continue;
+      if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) {
+        if (!def.partial || def.partial.holds(before) === def.partial.holds(after)) continue;
+      }
       const old = before ? indexEntries(def, before) : NO_ENTRIES;
       const next = after ? indexEntries(def, after) : NO_ENTRIES;
       const oldKeys = new Set(old.entries.map((e) => e.key.toString('latin1')));
