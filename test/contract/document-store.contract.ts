@@ -502,6 +502,20 @@ export function documentStoreContract(
         expect(ids(await col.find({ age: { $gt: 26 } }, { sort: { age: 1 } }))).to.deep.equal(['p1', 'p3', 'p4']);
       });
 
+      it('drops an index: queries still answer, its name can be reused for other keys', async () => {
+        const col = await seeded();
+        await col.createIndex({ name: 'by_age', keys: { age: 1 } });
+        expect(await col.dropIndex('by_age')).to.equal(true);
+        expect(await col.dropIndex('by_age')).to.equal(false);
+        await col.updateOne({ _id: 'p2' }, { $set: { age: 36 } });
+        await col.createIndex({ name: 'by_age', keys: { age: -1, name: 1 } });
+        expect(ids(await col.find({ age: { $gt: 30 } }, { sort: { age: -1 } }))).to.deep.equal(['p4', 'p2', 'p3']);
+        await col.createIndex({ name: 'uniq_name', keys: { name: 1 }, unique: true });
+        await col.dropIndex('uniq_name');
+        await col.insertOne({ _id: 'p5', name: 'Ana' });
+        expect(await col.count({ name: 'Ana' })).to.equal(2);
+      });
+
       it('finds array elements through an index on an array field', async () => {
         const col = await seeded();
         await col.createIndex({ name: 'by_tag', keys: { tags: 1 } });

@@ -298,6 +298,19 @@ describe('EmbeddedDocumentStore', () => {
       expect(await reopened.count({ instance: 'i1', state: { $in: ['queued', 'retrying'] } })).to.equal(2);
     });
 
+    it('drops an index with every entry, so recreating it under the name starts clean', async () => {
+      await seedJobs();
+      const jobs = store.collection('jobs');
+      expect(await jobs.dropIndex('open')).to.equal(true);
+      await jobs.updateMany({}, { $set: { state: 'queued' } });
+      expect((await store.explain('jobs', { instance: 'i1', state: 'queued' })).plan).to.equal('scan');
+      await store.close();
+      store = await EmbeddedDocumentStore.open({ path: dir });
+      await store.collection('jobs').createIndex({ ...open, partialFilterExpression: { state: 'queued' } });
+      expect(await store.explain('jobs', { instance: 'i1', state: 'queued' })).to.include({ plan: 'index', covered: true, returned: 50 });
+      expect(await store.collection('jobs').count({ instance: 'i1', state: 'queued' })).to.equal(50);
+    });
+
     it('returns the same results as a scan under random writes', async () => {
       let seed = 11;
       const random = (n: number): number => {

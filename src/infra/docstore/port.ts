@@ -67,6 +67,8 @@ export interface Collection<T extends Document = Document> {
   deleteMany(filter: Filter, options?: WriteOptions): Promise<number>;
   /** Idempotent; creating an index over existing documents indexes them (unique checked). */
   createIndex(spec: IndexSpec): Promise<void>;
+  /** Removes the named index with its entries; false when there was none (no error, unlike MongoDB's). */
+  dropIndex(name: string): Promise<boolean>;
 }
 
 export interface DocumentStore {

@@ -11,7 +11,7 @@ import type {
 } from '../port.js';
 import { countDocuments, findDocuments } from './query-executor.js';
 import type { Storage } from './storage.js';
-import { createIndex, deleteMatching, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
+import { createIndex, deleteMatching, dropIndex, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
 import { deepCopy } from './deep-copy.js';
 
 const ONE: FindOptions = { limit: 1 };
@@ -79,5 +79,9 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
     const def = await this.engine.write((s) => createIndex(s, this.name, copy));
     // Only now are its entries committed and visible to readers.
     def.ready = true;
+  }
+
+  dropIndex(name: string): Promise<boolean> {
+    return this.engine.write((s) => dropIndex(s, this.name, name));
   }
 }

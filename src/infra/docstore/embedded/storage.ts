@@ -150,6 +150,11 @@ export class Storage {
     this.catalog.add(def);
   }
 
+  dropIndex(def: IndexDef): void {
+    for (const key of this.index.getKeys(rangeOptions(prefixRange(def.prefix), false))) this.index.removeSync(key);
+    this.catalog.remove(def);
+  }
+
   private unsettle(collection: string, id: string, written: Document | null): void {
     const cacheKey = `${collection}\0${id}`;
     if (!this.ownWrites.has(cacheKey)) this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);

@@ -104,6 +104,14 @@ export function createIndex(storage: Storage, collection: string, spec: IndexSpe
   return def;
 }
 
+/** Removes the index and every entry of it, in one transaction. */
+export function dropIndex(storage: Storage, collection: string, name: string): boolean {
+  const def = storage.catalog.get(collection, name);
+  if (!def) return false;
+  storage.dropIndex(def);
+  return true;
+}
+
 function modify(storage: Storage, collection: string, current: Document, update: Update): boolean {
   const { doc, changed } = applyUpdate(current, update);
   if (changed) storage.replaceDoc(collection, current, doc);
