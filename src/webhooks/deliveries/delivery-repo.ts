@@ -2,6 +2,7 @@ import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.j
 import {
   DELIVERIES,
   HOOKS,
+  NOT_DELIVERED,
   STATES_OF,
   type DeliveryDoc,
   type DeliveryState,
@@ -40,7 +41,8 @@ export class DeliveryRepo {
 
   /**
    * One instance's deliveries in `state` after `afterSeq`, lowest seq first: a lane's queued
-   * ones, or the oldest final ones for the retention sweep. The 'lane' index answers it.
+   * ones, or the oldest final ones for the retention sweep. The 'open' index answers it, or for
+   * delivered ones the 'log' (where the oldest are nearly all delivered).
    */
   bySeq(instanceId: string, state: DeliveryState, limit: number, afterSeq = 0): Promise<DeliveryDoc[]> {
     return this.docs
@@ -76,10 +78,26 @@ export class DeliveryRepo {
     if (status) filter.state = STATES_OF[status].length === 1 ? STATES_OF[status][0] : { $in: STATES_OF[status] };
     const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
     const [total, items] = await Promise.all([
-      deliveries.count(filter),
+      this.count(instanceId, status),
       deliveries.find(filter, { sort: { seq: -1 }, skip: (page - 1) * size, limit: size }),
     ]);
     return { total, items };
+  }
+
+  /**
+   * Counted from index entries alone: delivered ones, which no index lists by state, are all of
+   * the instance's deliveries but those the 'open' index holds.
+   */
+  private async count(instanceId: string, status: DeliveryStatus | undefined): Promise<number> {
+    const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
+    if (status !== 'delivered') {
+      return deliveries.count(status ? { instance_id: instanceId, state: { $in: STATES_OF[status] } } : { instance_id: instanceId });
+    }
+    const [all, open] = await Promise.all([
+      deliveries.count({ instance_id: instanceId }),
+      deliveries.count({ instance_id: instanceId, state: { $in: [...NOT_DELIVERED] } }),
+    ]);
+    return all - open;
   }
 
   /**

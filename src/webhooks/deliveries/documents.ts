@@ -68,20 +68,35 @@ export interface HookDoc extends Document {
 /** `evt_` + uuid without dashes. */
 export const deliveryId = (eventId: string) => `evt_${eventId.replace(/-/g, '').toLowerCase()}`;
 
+/** Non-final states and failed: what the lanes, the retention sweep and the log's filters look up. */
+export const NOT_DELIVERED = ['queued', 'retrying', 'failed'] as const satisfies readonly DeliveryState[];
+
 /**
- * Three indexes, each earning its write cost (an index entry is most of the price of a write):
- * every delivery is inserted once and rewritten once or more.
+ * Three indexes, each earning its write cost (an index entry is most of the price of a write and
+ * of the pages a commit flushes). Most deliveries go queued -> delivered at the first attempt: that
+ * path adds one `log` entry and one `open` entry, and its outcome removes the `open` one.
  */
 export async function ensureDeliveryIndexes(docs: DocumentStore): Promise<void> {
   const deliveries = docs.collection(DELIVERIES);
-  // First attempts (one instance's queued deliveries in seq order), the log by state, and
-  // retention (one instance's final deliveries, oldest first): a sweep adds no index of its own,
-  // so the hot writes pay nothing for it.
-  await deliveries.createIndex({ name: 'lane', keys: { instance_id: 1, state: 1, seq: 1 } });
-  // Retries: one host's retrying deliveries by due time.
-  await deliveries.createIndex({ name: 'retry_due', keys: { retry_host: 1, due_ms: 1 } });
-  // The delivery log route: newest first. Its key never changes after the insert.
+  // Layouts of earlier versions, which also indexed every delivered and every non-retrying one.
+  await deliveries.dropIndex('lane');
+  await deliveries.dropIndex('retry_due');
+  // The delivery log route, newest first, and the oldest delivered ones for retention. Its key
+  // never changes after the insert.
   await deliveries.createIndex({ name: 'log', keys: { instance_id: 1, seq: -1 } });
+  // First attempts (one instance's queued deliveries in seq order), the log's pending and failed
+  // filters, and retention of failed ones; delivered ones leave it.
+  await deliveries.createIndex({
+    name: 'open',
+    keys: { instance_id: 1, state: 1, seq: 1 },
+    partialFilterExpression: { state: { $in: [...NOT_DELIVERED] } },
+  });
+  // Retries: one host's retrying deliveries by due time; nothing else has a retry_host.
+  await deliveries.createIndex({
+    name: 'retry_queue',
+    keys: { retry_host: 1, due_ms: 1 },
+    partialFilterExpression: { retry_host: { $type: 'string' } },
+  });
 }
 
 /** The internal states behind each status of the delivery log. */
