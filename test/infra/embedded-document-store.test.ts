@@ -156,6 +156,44 @@ describe('EmbeddedDocumentStore', () => {
       expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', name: 'kept' });
     });
 
+    it('serves what a commit stored exactly as a read from disk does, whatever the values', async () => {
+      const col = store.collection('instances');
+      const sparse: unknown[] = [1];
+      sparse[2] = 3;
+      class Point {
+        constructor(readonly x: number) {}
+      }
+      const docs: Document[] = [
+        { _id: 'plain', s: 'x', n: -0, f: 1.5, big: 2 ** 60, nan: NaN, t: true, z: null, list: [1, 'a', [null]], nested: { at: new Date(5), bytes: Buffer.from([1]) } },
+        { _id: 'undefined', a: undefined, list: [undefined], nested: { b: undefined } },
+        { _id: 'typed', bytes: new Uint8Array([1, 2]), sparse },
+        { _id: 'class', p: new Point(3) },
+      ];
+      await store.batch(docs.map((doc) => ({ collection: 'instances', op: 'insertOne' as const, doc })));
+      await col.updateOne({ _id: 'plain' }, { $inc: { f: 1 } });
+      const fromCommit = await Promise.all(docs.map((d) => col.findOne({ _id: d._id })));
+      await store.close();
+      store = await EmbeddedDocumentStore.open({ path: dir });
+      const fromDisk = await Promise.all(docs.map((d) => store.collection('instances').findOne({ _id: d._id })));
+      expect(fromCommit).to.deep.equal(fromDisk);
+      expect(fromDisk[0]).to.deep.include({ f: 2.5 });
+    });
+
+    it('caches the last of several commits that wrote one document, and nothing of a rolled-back one', async () => {
+      const col = store.collection('instances');
+      await col.insertOne({ _id: 'i1', n: 0 });
+      await col.insertOne({ _id: 'i2', n: 0 });
+      const writes = Array.from({ length: 20 }, (_, i) => col.updateOne({ _id: 'i1' }, { $set: { n: i + 1 } }));
+      const failing = store.batch([
+        { collection: 'instances', op: 'updateOne', filter: { _id: 'i1' }, update: { $set: { n: -1 } } },
+        { collection: 'instances', op: 'insertOne', doc: { _id: 'i2' } },
+      ]);
+      await Promise.all([...writes, failing.catch(() => undefined)]);
+      expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', n: 20 });
+      await col.updateOne({ _id: 'i1' }, { $inc: { n: 1 } });
+      expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', n: 21 });
+    });
+
     it('hands out copies a caller may change, nested values included', async () => {
       const col = store.collection('instances');
       await col.insertOne({ _id: 'i1', labels: { a: 1 }, list: [{ b: 2 }], at: new Date(0), bytes: Buffer.from([1, 2]) });
