@@ -79,12 +79,13 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     headers: { 'content-type': 'application/json', 'user-agent': 'messaging-gateway-webhooks/1.0' },
   });
   const repo = new DeliveryRepo(docs);
+  const keys = new SigningKeys(repo, deps.box);
   const dispatcher = new Dispatcher({
     docs,
     repo,
     clock,
     logger,
-    keys: new SigningKeys(repo, deps.box),
+    keys,
     sender: new Sender({
       http,
       clock,
@@ -105,7 +106,11 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
   });
-  const reactor = new WebhookReactor(logger, (notices) => dispatcher.queued(notices));
+  const reactor = new WebhookReactor(logger, ({ queued, changed }) => {
+    // Keys first: a delivery committed after a rotation must not be signed with the old secret.
+    keys.forget(changed);
+    if (queued.length > 0) dispatcher.queued(queued);
+  });
   const log = new DeliveryLog(repo, (delivery) => dispatcher.retryByHand(delivery));
   const retention = new RetentionSweeper({
     repo,

@@ -53,6 +53,22 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     expect(Object.keys(fromA[1]!.body)).to.deep.equal(['id', 'type', 'instance_id', 'seq', 'created_at', 'event']);
   });
 
+  it('signs every attempt after a committed secret rotation with the new secret, none with the old', async () => {
+    const a = await h.instance(rx.url, ['Message']);
+    await h.message(a.id, 'before');
+    await waitFor(() => rx.received.length === 1, 'the first delivery');
+    const rotated = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    await h.append(`instance-${a.id}`, 'WebhookSecretRotated', { webhook_secret_sealed: h.box.seal(rotated, `webhook-secret:${a.id}`) });
+    for (let i = 0; i < 3; i++) await h.message(a.id, `after ${i}`);
+    await waitFor(() => rx.received.length === 4, 'three more deliveries');
+    const [before, ...after] = rx.received;
+    expect(verifies(a.secret, before!)).to.equal(true);
+    for (const r of after) {
+      expect(verifies(rotated, r), r.body.event.Message.conversation).to.equal(true);
+      expect(verifies(a.secret, r)).to.equal(false);
+    }
+  });
+
   it('applies the webhook settings in force at each event, not the latest ones', async () => {
     const other = await new Receiver().start();
     try {

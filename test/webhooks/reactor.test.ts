@@ -107,8 +107,8 @@ describe('webhook reactor', function () {
     // Live, so the runner commits in small batches and the failure lands after the creations.
     // The dispatcher is told of each delivery once it is committed: it reads it there at once.
     const told: { instance: string; seq: number; stored: Promise<DeliveryDoc | null> }[] = [];
-    const reactor = new WebhookReactor(logger, (notices) => {
-      for (const n of notices) told.push({ instance: n.instance_id, seq: n.seq, stored: inner.collection<DeliveryDoc>(DELIVERIES).findOne({ _id: n._id }) });
+    const reactor = new WebhookReactor(logger, ({ queued }) => {
+      for (const n of queued) told.push({ instance: n.instance_id, seq: n.seq, stored: inner.collection<DeliveryDoc>(DELIVERIES).findOne({ _id: n._id }) });
     });
     const runner = new ProjectionRunner(h.events, flaky, [reactor], logger);
     await runner.start();
@@ -135,7 +135,7 @@ describe('webhook reactor', function () {
   it('hands on each delivery once when a failed commit is replayed, however often', async () => {
     await history();
     const told: string[] = [];
-    const reactor = new WebhookReactor(logger, (notices) => told.push(...notices.map((n) => n._id)));
+    const reactor = new WebhookReactor(logger, ({ queued }) => told.push(...queued.map((n) => n._id)));
     const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'replayed') });
     try {
       await reactor.setup(docs);

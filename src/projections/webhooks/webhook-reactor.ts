@@ -27,6 +27,14 @@ export type QueuedNotice = DeliveryDoc;
 interface Decision {
   ops: WriteOp[];
   queued?: QueuedNotice;
+  /** The instance whose webhook settings (URL, events or signing secret) this event changed. */
+  changed?: string;
+}
+
+/** What one commit told: the deliveries it recorded and the instances whose settings changed. */
+export interface CommittedNotices {
+  queued: QueuedNotice[];
+  changed: string[];
 }
 
 const NOTHING: Decision = { ops: [] };
@@ -63,12 +71,12 @@ export class WebhookReactor implements Projection {
   private readonly memo = new BoundedMap<string, Decision>(MEMO_CAPACITY);
   private applied = -1n;
   /** Deliveries decided and handed to the runner, in log order, until their commit is reported. */
-  private uncommitted: { position: bigint; notice: QueuedNotice }[] = [];
+  private uncommitted: { position: bigint; decision: Decision }[] = [];
 
   constructor(
     private readonly logger: Logger,
-    /** Told of the deliveries of each commit, in log order (a replayed commit may repeat some). */
-    private readonly onQueued: (notices: QueuedNotice[]) => void = () => undefined,
+    /** Told of what each commit recorded, in log order (a replayed commit may repeat some). */
+    private readonly onCommitted: (notices: CommittedNotices) => void = () => undefined,
   ) {}
 
   async setup(docs: DocumentStore): Promise<void> {
@@ -91,7 +99,7 @@ export class WebhookReactor implements Projection {
     }
     // A replay (the runner retrying a failed commit) starts again at or before what is waiting.
     while ((this.uncommitted.at(-1)?.position ?? -1n) >= event.position) this.uncommitted.pop();
-    if (decision.queued) this.uncommitted.push({ position: event.position, notice: decision.queued });
+    if (decision.queued || decision.changed) this.uncommitted.push({ position: event.position, decision });
     return decision.ops;
   }
 
@@ -99,14 +107,19 @@ export class WebhookReactor implements Projection {
     let n = 0;
     while (n < this.uncommitted.length && (this.uncommitted[n] as { position: bigint }).position <= position) n++;
     if (n === 0) return;
-    this.onQueued(this.uncommitted.splice(0, n).map((u) => u.notice));
+    const notices: CommittedNotices = { queued: [], changed: [] };
+    for (const { decision } of this.uncommitted.splice(0, n)) {
+      if (decision.queued) notices.queued.push(decision.queued);
+      if (decision.changed) notices.changed.push(decision.changed);
+    }
+    this.onCommitted(notices);
   }
 
   private decide(event: RecordedEvent): Decision {
     switch (event.type) {
       case 'InstanceCreated': {
         const d = event.data as Data<'InstanceCreated'>;
-        return { ops: [this.save({ _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 })] };
+        return { ops: [this.save({ _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 })], changed: d.instance_id };
       }
       case 'WebhookConfigured': {
         const d = event.data as Data<'WebhookConfigured'>;
@@ -123,7 +136,7 @@ export class WebhookReactor implements Projection {
 
   private change(instanceId: string, fields: Partial<Omit<HookDoc, '_id'>>): Decision {
     const hook = this.hooks.get(instanceId);
-    return hook ? { ops: [this.save({ ...hook, ...fields })] } : NOTHING;
+    return hook ? { ops: [this.save({ ...hook, ...fields })], changed: instanceId } : NOTHING;
   }
 
   /**
