@@ -88,6 +88,16 @@ describe('webhook delivery log indexes', () => {
     });
   });
 
+  it('writes a retry by hand durably: its answer is an acknowledgement', async () => {
+    await ensureDeliveryIndexes(docs);
+    const options: unknown[] = [];
+    const batch = docs.batch.bind(docs);
+    docs.batch = (ops, o) => (options.push(o), batch(ops, o));
+    await repo.save(delivery('i1', 1, 'retrying'));
+    expect(options).to.deep.equal([{ durable: true }]);
+    expect((await repo.get('evt_i1_0001'))?.state).to.equal('retrying');
+  });
+
   it('lets a first attempt that delivers leave the lookup of open deliveries', async () => {
     await ensureDeliveryIndexes(docs);
     const all = await seed();

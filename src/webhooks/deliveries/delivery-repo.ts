@@ -103,9 +103,10 @@ export class DeliveryRepo {
   /**
    * Writes a delivery changed by hand, with the host registered for the retry queues. An upsert:
    * the retention sweep may have removed it since it was read, and a retry already answered
-   * "pending" must still happen (once final again, it is swept again).
+   * "pending" must still happen (once final again, it is swept again). Durable: the answer is an
+   * acknowledgement, and nothing in the event log could bring the retry back.
    */
   async save(delivery: DeliveryDoc): Promise<void> {
-    await this.docs.batch([saveOp(delivery, { upsert: true }), registerRetryHost(delivery.host)]);
+    await this.docs.batch([saveOp(delivery, { upsert: true }), registerRetryHost(delivery.host)], { durable: true });
   }
 }
