@@ -489,6 +489,11 @@ export function documentStoreContract(
         await col.updateOne({ _id: 'a' }, { $set: { live: false } });
         await col.updateOne({ _id: 'b' }, { $set: { live: true } });
         expect(ids(await col.find({ url: 'https://x', live: true }))).to.deep.equal(['b']);
+        // Undefined is stored as null, so it exists as far as the filter is concerned.
+        await col.createIndex({ name: 'one_per_kind', keys: { kind: 1 }, unique: true, partialFilterExpression: { tag: { $exists: true } } });
+        await col.insertOne({ _id: 'e', kind: 1, tag: undefined });
+        expect(await rejection(col.insertOne({ _id: 'f', kind: 1, tag: null }))).to.be.instanceOf(DuplicateKeyError);
+        await col.insertOne({ _id: 'g', kind: 1 });
       });
 
       it('refuses a partial filter MongoDB does not support, creating nothing', async () => {

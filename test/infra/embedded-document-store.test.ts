@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
 import { KeyBuilder } from '../../src/infra/docstore/embedded/key-codec.js';
+import { Storage } from '../../src/infra/docstore/embedded/storage.js';
 import { compareValues, EMPTY_ARRAY } from '../../src/infra/docstore/embedded/value-order.js';
 import { DuplicateKeyError, type Document, type Filter, type FindOptions, type SortSpec, type Update, type WriteOp } from '../../src/infra/docstore/port.js';
 import { documentStoreContract } from '../contract/document-store.contract.js';
@@ -179,7 +180,7 @@ describe('EmbeddedDocumentStore', () => {
       expect(fromDisk[0]).to.deep.include({ f: 2.5 });
     });
 
-    it('caches the last of several commits that wrote one document, and nothing of a rolled-back one', async () => {
+    it('serves the last of several commits that wrote one document, and nothing of a rolled-back one', async () => {
       const col = store.collection('instances');
       await col.insertOne({ _id: 'i1', n: 0 });
       await col.insertOne({ _id: 'i2', n: 0 });
@@ -347,6 +348,26 @@ describe('EmbeddedDocumentStore', () => {
       await store.collection('jobs').createIndex({ ...open, partialFilterExpression: { state: 'queued' } });
       expect(await store.explain('jobs', { instance: 'i1', state: 'queued' })).to.include({ plan: 'index', covered: true, returned: 50 });
       expect(await store.collection('jobs').count({ instance: 'i1', state: 'queued' })).to.equal(50);
+    });
+
+    it('keeps maintaining an index whose drop rolled back', async () => {
+      await seedJobs();
+      const jobs = store.collection('jobs');
+      const original = Storage.prototype.dropIndex;
+      Storage.prototype.dropIndex = function (this: Storage, def) {
+        original.call(this, def);
+        throw new Error('the commit failed');
+      };
+      try {
+        expect(await jobs.dropIndex('open').catch((e: unknown) => e)).to.be.instanceOf(Error);
+      } finally {
+        Storage.prototype.dropIndex = original;
+      }
+      await jobs.insertOne({ _id: 'k1', instance: 'i1', seq: 500, state: 'queued' });
+      await store.close();
+      store = await EmbeddedDocumentStore.open({ path: dir });
+      expect(await store.explain('jobs', { instance: 'i1', state: 'queued' })).to.include({ index: 'open', returned: 6 });
+      expect(await store.collection('jobs').count({ instance: 'i1', state: { $in: ['queued', 'retrying'] } })).to.equal(6);
     });
 
     it('returns the same results as a scan under random writes', async () => {

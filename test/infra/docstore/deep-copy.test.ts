@@ -28,5 +28,13 @@ describe('deepCopy', () => {
     const copy = deepCopy({ map });
     expect(copy.map).to.be.instanceOf(Map).and.not.equal(map);
     expect(copy.map.get('k')).to.deep.equal({ v: 1 });
+    const view = new DataView(new ArrayBuffer(2));
+    view.setUint8(1, 7);
+    expect(deepCopy({ view }).view.getUint8(1)).to.equal(7);
+  });
+
+  it('refuses what no store can keep, as structuredClone does, instead of storing null', () => {
+    expect(() => deepCopy({ f: () => 1 })).to.throw();
+    expect(() => deepCopy([Symbol('s')])).to.throw();
   });
 });

@@ -6,6 +6,8 @@
  * instance) is left to structuredClone, so the copy is never shallower than it was.
  */
 export function deepCopy<T>(value: T): T {
+  // A function or symbol cannot be stored: structuredClone says so.
+  if (typeof value === 'function' || typeof value === 'symbol') return structuredClone(value);
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) {
     const copy = new Array<unknown>(value.length);
@@ -26,6 +28,6 @@ export function deepCopy<T>(value: T): T {
   if (value instanceof Date) return new Date(value.getTime()) as T;
   if (value instanceof RegExp) return new RegExp(value.source, value.flags) as T;
   if (Buffer.isBuffer(value)) return Buffer.from(value) as T;
-  if (ArrayBuffer.isView(value)) return (value as unknown as Uint8Array).slice() as T;
+  if (value instanceof Uint8Array) return value.slice() as T;
   return structuredClone(value);
 }

@@ -81,7 +81,16 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
     def.ready = true;
   }
 
-  dropIndex(name: string): Promise<boolean> {
-    return this.engine.write((s) => dropIndex(s, this.name, name));
+  async dropIndex(name: string): Promise<boolean> {
+    // Nothing to drop costs no write transaction (stores ensure their layout at every start).
+    const def = await this.engine.read((s) => s.catalog.get(this.name, name));
+    if (!def) return false;
+    try {
+      return (await this.engine.write((s) => dropIndex(s, this.name, name))) !== undefined;
+    } catch (error) {
+      // The catalog forgot it inside the transaction; the rollback kept it, entries and all.
+      await this.engine.read((s) => s.catalog.restore(def)).catch(() => undefined);
+      throw error;
+    }
   }
 }

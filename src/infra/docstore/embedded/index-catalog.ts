@@ -44,14 +44,16 @@ export class IndexCatalog {
     this.register(def);
   }
 
-  /**
-   * Inside the write transaction that removed the index's entries. Removals cannot run out of
-   * map space, so that transaction does not abort once it got here.
-   */
+  /** Inside the write transaction that removed the index's entries; `restore` if it aborts. */
   remove(def: IndexDef): void {
     this.db.removeSync([def.collection, def.name]);
     const list = this.all(def.collection).filter((other) => other !== def);
     this.byCollection.set(def.collection, list);
+  }
+
+  /** Takes back a `remove` whose transaction rolled back. */
+  restore(def: IndexDef): void {
+    if (!this.get(def.collection, def.name)) this.register(def);
   }
 
   /** Inside a write transaction; an aborted transaction leaves the flag set, which is only conservative. */

@@ -72,7 +72,8 @@ function samePartial(a: Filter | undefined, b: Filter | undefined): boolean {
   return a === undefined || b === undefined ? a === b : compareValues(a, b) === 0;
 }
 
-const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
+/** What a removed document, or one a partial filter leaves out, has in an index. */
+export const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
 /** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
 export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {

@@ -28,7 +28,7 @@ export class KeyBuilder {
 
   /** Unescaped UTF-8, only valid as the last part of a key. */
   tail(s: string): this {
-    this.reserve(s.length * 3);
+    this.reserveUtf8(s, 0);
     this.length += this.bytes.write(s, this.length, 'utf8');
     return this;
   }
@@ -58,6 +58,12 @@ export class KeyBuilder {
     const grown = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + extra));
     this.bytes.copy(grown, 0, 0, this.length);
     this.bytes = grown;
+  }
+
+  /** Room for `s` in UTF-8 plus `extra`: the cheap upper bound when it fits, else the exact size. */
+  private reserveUtf8(s: string, extra: number): void {
+    if (this.length + s.length * 3 + extra <= this.bytes.length) return;
+    this.reserve(Buffer.byteLength(s, 'utf8') + extra);
   }
 
   private push(b: number): void {
@@ -140,11 +146,10 @@ export class KeyBuilder {
 
   /** UTF-8 with 0x00 escaped as 00 FF and a 00 00 terminator: prefix-free and order-preserving. */
   private writeString(s: string): void {
-    this.reserve(s.length * 3 + 2);
+    this.reserveUtf8(s, 2);
     const start = this.length;
     const written = this.bytes.write(s, start, 'utf8');
-    const zero = this.bytes.indexOf(0, start);
-    if (zero < 0 || zero >= start + written) {
+    if (!s.includes('\0')) {
       this.length = start + written;
     } else {
       // Rare: a NUL in the string. Escape each one, working from a copy of the raw bytes.

@@ -1,6 +1,6 @@
-import { Query } from 'mingo';
 import type { Document, Filter } from '../port.js';
 import { isPlainObject } from './paths.js';
+import { compileMatcher } from './simple-filter.js';
 
 /**
  * MongoDB's partial indexes: only documents matching `partialFilterExpression` have entries, so
@@ -30,40 +30,45 @@ export function compilePartialFilter(expression: Filter): PartialFilter {
   const fields = Object.entries(expression).map(([path, condition]) => {
     if (path === '' || path.startsWith('$') || path.includes('\0')) throw unsupported(expression);
     checkCondition(condition, expression);
-    return { path, condition, query: new Query({ [path]: condition }), fast: fastTest(condition) };
+    return {
+      path,
+      topLevel: !path.includes('.'),
+      test: compileMatcher({ [path]: condition }),
+      fast: fastTest(condition),
+      equality: equalityValues(condition),
+    };
   });
-  const whole = new Query(expression);
+  const whole = compileMatcher(expression);
 
   return {
     expression,
     holds(doc) {
-      for (const { path, fast } of fields) {
-        const value = path.includes('.') ? DEFER : doc[path];
+      for (const { path, topLevel, fast } of fields) {
+        if (!topLevel) return whole(doc);
+        const value = doc[path];
+        // LMDB keeps a field set to undefined as null: membership is decided on what is stored.
+        if (value === undefined && Object.hasOwn(doc, path)) return whole({ ...doc, [path]: null });
         // NaN equals NaN to MongoDB, not to ===: left to the query engine like any non-scalar.
-        const verdict = value === DEFER || !isScalar(value) || Number.isNaN(value) ? undefined : fast(value);
-        if (verdict === undefined) return whole.test(doc);
+        const verdict = !isScalar(value) || Number.isNaN(value) ? undefined : fast(value);
+        if (verdict === undefined) return whole(doc);
         if (!verdict) return false;
       }
       return true;
     },
     impliedBy(pinned) {
-      return fields.every(({ path, query }) => {
+      return fields.every(({ path, test }) => {
         const values = pinned.get(path);
         if (values === undefined) return false;
         // A null equality also matches documents without the field: those must belong too.
-        return values.every((v) => query.test(nested(path, v)) && (v !== null || query.test({})));
+        return values.every((v) => test(nested(path, v)) && (v !== null || test({})));
       });
     },
     decides(path, values) {
-      const field = fields.find((f) => f.path === path);
-      if (!field) return false;
-      const exact = equalityValues(field.condition);
+      const exact = fields.find((f) => f.path === path)?.equality;
       return exact !== undefined && exact.length === values.length && values.every((v) => exact.includes(v));
     },
   };
 }
-
-const DEFER = Symbol('defer');
 
 function checkCondition(condition: unknown, expression: Filter): void {
   if (isScalar(condition) && condition !== null && condition !== undefined) return;

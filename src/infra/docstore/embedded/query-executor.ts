@@ -1,7 +1,6 @@
-import { Query } from 'mingo';
 import type { Document, Filter, FindOptions } from '../port.js';
 import { planQuery, type Plan } from './query-planner.js';
-import { compileSimpleFilter } from './simple-filter.js';
+import { compileMatcher as matcher } from './simple-filter.js';
 import { sortDocuments } from './sort.js';
 import type { KeyRange, Storage } from './storage.js';
 
@@ -93,20 +92,6 @@ function find(
 }
 
 const ID_PLAN: Plan = { kind: 'ids', ids: [], ordered: true, covered: false };
-
-/** Decides simple filters directly and compiles a mingo query only when one is needed. */
-function matcher(filter: Filter): (doc: Document) => boolean {
-  const simple = compileSimpleFilter(filter);
-  // A filter the simple test does not take is compiled at once, so a malformed one throws even
-  // when nothing matches it.
-  let query = simple ? undefined : new Query(filter);
-  return (doc) => {
-    const verdict = simple?.(doc);
-    if (verdict !== undefined) return verdict;
-    query ??= new Query(filter);
-    return query.test(doc);
-  };
-}
 
 function soleId(filter: Filter): string | undefined {
   let id: unknown;

@@ -30,7 +30,10 @@ export function planQuery(filter: Filter, sort: SortSpec | undefined, indexes: r
   for (const index of indexes) {
     if (index.partial && !index.partial.impliedBy(shape.fields)) continue;
     const candidate = planIndex(index, shape, sortFields);
-    if (candidate && (!best || candidate.score > best.score)) best = candidate;
+    if (!candidate) continue;
+    // On a tie, an index that answers the whole filter saves reading the documents.
+    const tieCovered = best !== undefined && candidate.score === best.score && candidate.plan.covered && !best.plan.covered;
+    if (!best || candidate.score > best.score || tieCovered) best = candidate;
   }
   if (best) return best.plan;
 

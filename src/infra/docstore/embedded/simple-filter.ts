@@ -1,9 +1,11 @@
+import { Query } from 'mingo';
 import type { Filter } from '../port.js';
 
 /** true or false when decided here; undefined when the query engine must decide. */
 export type SimpleTest = (doc: Record<string, unknown>) => boolean | undefined;
 
-type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: string | number | boolean };
+type Scalar = string | number | boolean;
+type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: Scalar };
 
 const RANGE_OPS = new Set(['$lt', '$lte', '$gt', '$gte']);
 const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
@@ -38,13 +40,27 @@ export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
     for (const [field, { op, operand }] of conditions) {
       const actual = doc[field];
       if (typeof actual !== typeof operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
-      if (!holds(op, actual as string | number | boolean, operand)) return false;
+      if (!holds(op, actual as Scalar, operand)) return false;
     }
     return true;
   };
 }
 
-function holds(op: Condition['op'], a: string | number | boolean, b: string | number | boolean): boolean {
+/** Decides simple filters directly and compiles a mingo query only when one is needed. */
+export function compileMatcher(filter: Filter): (doc: Record<string, unknown>) => boolean {
+  const simple = compileSimpleFilter(filter);
+  // A filter the simple test does not take is compiled at once, so a malformed one throws even
+  // when nothing matches it.
+  let query = simple ? undefined : new Query(filter);
+  return (doc) => {
+    const verdict = simple?.(doc);
+    if (verdict !== undefined) return verdict;
+    query ??= new Query(filter);
+    return query.test(doc);
+  };
+}
+
+function holds(op: Condition['op'], a: Scalar, b: Scalar): boolean {
   switch (op) {
     case '$eq':
       return a === b;
@@ -61,6 +77,6 @@ function holds(op: Condition['op'], a: string | number | boolean, b: string | nu
   }
 }
 
-function isScalar(value: unknown): value is string | number | boolean {
+function isScalar(value: unknown): value is Scalar {
   return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }

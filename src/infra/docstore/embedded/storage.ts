@@ -3,7 +3,7 @@ import { BoundedMap } from '../../bounded-map.js';
 import { outweighs } from '../../weight.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
-import { indexEntries, type DocumentEntries, type IndexDef, type IndexEntry } from './index-keys.js';
+import { indexEntries, NO_ENTRIES, type IndexDef, type IndexEntry } from './index-keys.js';
 import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
@@ -18,8 +18,6 @@ export interface KeyRange {
 export function prefixRange(prefix: Buffer): KeyRange {
   return { start: prefix, end: successor(prefix) };
 }
-
-const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
 /** A document this transaction wrote that must be read back from LMDB rather than from memory. */
 const READ_BACK = Symbol('read back');

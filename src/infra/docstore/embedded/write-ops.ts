@@ -104,12 +104,11 @@ export function createIndex(storage: Storage, collection: string, spec: IndexSpe
   return def;
 }
 
-/** Removes the index and every entry of it, in one transaction. */
-export function dropIndex(storage: Storage, collection: string, name: string): boolean {
+/** Removes the index and every entry of it, in one transaction; answers what it removed. */
+export function dropIndex(storage: Storage, collection: string, name: string): IndexDef | undefined {
   const def = storage.catalog.get(collection, name);
-  if (!def) return false;
-  storage.dropIndex(def);
-  return true;
+  if (def) storage.dropIndex(def);
+  return def;
 }
 
 function modify(storage: Storage, collection: string, current: Document, update: Update): boolean {
