@@ -143,6 +143,8 @@ export class ProjectionRunner {
     }
     this.positions.set(projection.name, last);
     this.release(projection.name, last);
+    // Told in the same turn as the commit became readable: nothing reads the committed state in
+    // between and acts on it (the webhook keys are forgotten before a signer can see the batch).
     try {
       projection.committed?.(last);
     } catch (err) {

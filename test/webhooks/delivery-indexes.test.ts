@@ -3,8 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { pino } from 'pino';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
-import { DELIVERIES, ensureDeliveryIndexes, type DeliveryDoc, type DeliveryState } from '../../src/webhooks/deliveries/documents.js';
+import { RetentionSweeper } from '../../src/webhooks/deliveries/retention.js';
+import { DELIVERIES, HOOKS, ensureDeliveryIndexes, type DeliveryDoc, type DeliveryState } from '../../src/webhooks/deliveries/documents.js';
 import { afterAttempt, saveOp } from '../../src/webhooks/deliveries/outcomes.js';
 
 function delivery(instanceId: string, seq: number, state: DeliveryState): DeliveryDoc {
@@ -66,9 +68,9 @@ describe('webhook delivery log indexes', () => {
     const seqs = (list: DeliveryDoc[]) => list.map((d) => d.seq);
     const expectedIn = (states: DeliveryState[]) => all.filter((d) => states.includes(d.state)).map((d) => d.seq);
 
-    expect(seqs(await repo.bySeq('i1', 'queued', 5, 34))).to.deep.equal([35, 36, 37, 38, 39]);
-    expect(seqs(await repo.bySeq('i1', 'failed', 10))).to.deep.equal(expectedIn(['failed']));
-    expect(seqs(await repo.bySeq('i1', 'delivered', 3))).to.deep.equal([1, 2, 4]);
+    expect(seqs(await repo.queued('i1', 5, 34))).to.deep.equal([35, 36, 37, 38, 39]);
+    expect(seqs(await repo.oldest('i1', 3))).to.deep.equal([1, 2, 3]);
+    expect(seqs(await repo.oldest('i1', 3, 36))).to.deep.equal([37, 38, 39]);
     expect((await repo.hostRetries('https://receiver.example', 10)).map((d) => d.seq)).to.deep.equal(expectedIn(['retrying']));
     for (const status of ['pending', 'delivered', 'failed', undefined] as const) {
       const states: DeliveryState[] = status === 'pending' ? ['queued', 'retrying'] : status ? [status] : ['queued', 'retrying', 'delivered', 'failed'];
@@ -86,6 +88,26 @@ describe('webhook delivery log indexes', () => {
       index: 'retry_queue',
       docsExamined: expectedIn(['retrying']).length,
     });
+  });
+
+  it('reads no more of a log full of failed deliveries than the retention sweep asks for', async () => {
+    await ensureDeliveryIndexes(docs);
+    await docs.batch(Array.from({ length: 300 }, (_, i) => saveOp(delivery('i1', i + 1, 'failed'), { upsert: true })));
+    const oldest = { instance_id: 'i1', seq: { $gt: 0 } };
+    expect(await docs.explain(DELIVERIES, oldest, { sort: { seq: 1 }, limit: 10 })).to.include({ index: 'log', docsExamined: 10, returned: 10 });
+    expect(await docs.explain(DELIVERIES, { instance_id: 'i1', state: 'queued', seq: { $gt: 0 } }, { sort: { seq: 1 }, limit: 10 })).to.include({ index: 'open', docsExamined: 0 });
+  });
+
+  it('sweeps expired final deliveries that lie past older pending ones, and nothing recent', async () => {
+    await ensureDeliveryIndexes(docs);
+    const states: DeliveryState[] = ['retrying', 'queued', 'delivered', 'failed', 'retrying', 'delivered'];
+    await docs.batch(states.map((state, i) => saveOp(delivery('i1', i + 1, state), { upsert: true })));
+    await docs.collection(HOOKS).insertOne({ _id: 'i1', url: '', events: [], secret_sealed: '', seq: 6 });
+    // Created at seq seconds after the epoch: the cutoff falls between seq 5 and seq 6.
+    const clock = { now: () => new Date(86_400_000 + 5_500) };
+    const sweeper = new RetentionSweeper({ repo, clock, logger: pino({ level: 'silent' }), retentionDays: 1, intervalMs: 60_000, batch: 2 });
+    expect(await sweeper.sweep()).to.deep.equal({ removed: 2 });
+    expect((await repo.oldest('i1', 10)).map((d) => d.seq)).to.deep.equal([1, 2, 5, 6]);
   });
 
   it('writes a retry by hand durably: its answer is an acknowledgement', async () => {

@@ -70,12 +70,12 @@ export class WebhookReactor implements Projection {
    */
   private readonly memo = new BoundedMap<string, Decision>(MEMO_CAPACITY);
   private applied = -1n;
-  /** Deliveries decided and handed to the runner, in log order, until their commit is reported. */
+  /** Decisions with something to report (a delivery, a settings change), in log order, until their commit is. */
   private uncommitted: { position: bigint; decision: Decision }[] = [];
 
   constructor(
     private readonly logger: Logger,
-    /** Told of what each commit recorded, in log order (a replayed commit may repeat some). */
+    /** Told of what each commit recorded, in log order, once per commit. */
     private readonly onCommitted: (notices: CommittedNotices) => void = () => undefined,
   ) {}
 

@@ -1,15 +1,5 @@
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
-import {
-  DELIVERIES,
-  HOOKS,
-  NOT_DELIVERED,
-  STATES_OF,
-  type DeliveryDoc,
-  type DeliveryState,
-  type DeliveryStatus,
-  type FinalState,
-  type HookDoc,
-} from './documents.js';
+import { DELIVERIES, FINAL_STATES, HOOKS, NOT_DELIVERED, STATES_OF, type DeliveryDoc, type DeliveryStatus, type HookDoc } from './documents.js';
 import { saveOp } from './outcomes.js';
 
 /** Hosts that may have retrying deliveries, so a restart knows which retry queues to read. */
@@ -39,15 +29,16 @@ export class DeliveryRepo {
     return (await this.docs.collection<HookDoc>(HOOKS).find({})).map((h) => h._id);
   }
 
-  /**
-   * One instance's deliveries in `state` after `afterSeq`, lowest seq first: a lane's queued
-   * ones, or the oldest final ones for the retention sweep. The 'open' index answers it, or for
-   * delivered ones the 'log' (where the oldest are nearly all delivered).
-   */
-  bySeq(instanceId: string, state: DeliveryState, limit: number, afterSeq = 0): Promise<DeliveryDoc[]> {
+  /** One instance's queued deliveries after `afterSeq`, in seq order (a lane's next first attempts). */
+  queued(instanceId: string, limit: number, afterSeq: number): Promise<DeliveryDoc[]> {
     return this.docs
       .collection<DeliveryDoc>(DELIVERIES)
-      .find({ instance_id: instanceId, state, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
+      .find({ instance_id: instanceId, state: 'queued', seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
+  }
+
+  /** One instance's oldest deliveries after `afterSeq`, whatever their state (the retention sweep). */
+  oldest(instanceId: string, limit: number, afterSeq = 0): Promise<DeliveryDoc[]> {
+    return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
   /** One host's retrying deliveries, earliest due first. */
@@ -66,11 +57,11 @@ export class DeliveryRepo {
   }
 
   /**
-   * Removes these deliveries if they are still in `state`, checked inside the write: one retried
-   * by hand since it was read is pending again and stays.
+   * Removes these deliveries if they are still final, checked inside the write: one retried by
+   * hand since it was read is pending again and stays.
    */
-  removeIfStill(ids: string[], state: FinalState): Promise<number> {
-    return this.docs.collection<DeliveryDoc>(DELIVERIES).deleteMany({ _id: { $in: ids }, state });
+  removeIfFinal(ids: string[]): Promise<number> {
+    return this.docs.collection<DeliveryDoc>(DELIVERIES).deleteMany({ _id: { $in: ids }, state: { $in: [...FINAL_STATES] } });
   }
 
   async page(instanceId: string, status: DeliveryStatus | undefined, page: number, size: number) {
@@ -78,21 +69,16 @@ export class DeliveryRepo {
     if (status) filter.state = STATES_OF[status].length === 1 ? STATES_OF[status][0] : { $in: STATES_OF[status] };
     const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
     const [total, items] = await Promise.all([
-      this.count(instanceId, status),
+      status === 'delivered' ? this.countDelivered(instanceId) : deliveries.count(filter),
+      // Delivered ones are read off the 'log' newest first, skipping the few that are not.
       deliveries.find(filter, { sort: { seq: -1 }, skip: (page - 1) * size, limit: size }),
     ]);
     return { total, items };
   }
 
-  /**
-   * Counted from index entries alone: delivered ones, which no index lists by state, are all of
-   * the instance's deliveries but those the 'open' index holds.
-   */
-  private async count(instanceId: string, status: DeliveryStatus | undefined): Promise<number> {
+  /** From index entries alone: all of the instance's deliveries but those the 'open' index holds. */
+  private async countDelivered(instanceId: string): Promise<number> {
     const deliveries = this.docs.collection<DeliveryDoc>(DELIVERIES);
-    if (status !== 'delivered') {
-      return deliveries.count(status ? { instance_id: instanceId, state: { $in: STATES_OF[status] } } : { instance_id: instanceId });
-    }
     const [all, open] = await Promise.all([
       deliveries.count({ instance_id: instanceId }),
       deliveries.count({ instance_id: instanceId, state: { $in: [...NOT_DELIVERED] } }),

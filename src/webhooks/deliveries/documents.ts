@@ -81,11 +81,11 @@ export async function ensureDeliveryIndexes(docs: DocumentStore): Promise<void> 
   // Layouts of earlier versions, which also indexed every delivered and every non-retrying one.
   await deliveries.dropIndex('lane');
   await deliveries.dropIndex('retry_due');
-  // The delivery log route, newest first, and the oldest delivered ones for retention. Its key
-  // never changes after the insert.
+  // The delivery log route, newest first, and the retention sweep, oldest first. Its key never
+  // changes after the insert.
   await deliveries.createIndex({ name: 'log', keys: { instance_id: 1, seq: -1 } });
-  // First attempts (one instance's queued deliveries in seq order), the log's pending and failed
-  // filters, and retention of failed ones; delivered ones leave it.
+  // First attempts (one instance's queued deliveries in seq order) and the log's pending and
+  // failed filters; delivered ones leave it.
   await deliveries.createIndex({
     name: 'open',
     keys: { instance_id: 1, state: 1, seq: 1 },

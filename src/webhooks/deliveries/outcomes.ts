@@ -45,8 +45,9 @@ export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
 
 /**
  * The whole delivery, written by _id: the store applies it without a query engine, which an
- * update operator would need (several times the cost, on the hottest write of the dispatcher).
- * Only this process changes a delivery it holds, so there is no concurrent change to lose.
+ * update operator would need (several times the cost, on the hottest writes: the reactor's insert
+ * and the dispatcher's outcome). Only the process that holds a delivery, or a retry by hand once
+ * it is no longer held, changes it, so there is no concurrent change to lose.
  */
 export const saveOp = (delivery: DeliveryDoc, options: { upsert?: boolean } = {}): WriteOp => ({
   collection: DELIVERIES,

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { DeliveryRepo } from './delivery-repo.js';
-import { FINAL_STATES, type DeliveryDoc, type FinalState } from './documents.js';
+import { FINAL_STATES, type DeliveryDoc, type DeliveryState, type FinalState } from './documents.js';
 
 const DAY_MS = 86_400_000;
 
@@ -68,10 +68,8 @@ export class RetentionSweeper {
     let removed = 0;
     // Every instance ever created has a hook doc, deleted ones included, so none is missed.
     for (const instanceId of await this.options.repo.instancesWithHooks()) {
-      for (const state of FINAL_STATES) {
-        if (this.halted) return { removed };
-        removed += await this.sweepLane(instanceId, state, cutoffMs);
-      }
+      if (this.halted) return { removed };
+      removed += await this.sweepInstance(instanceId, cutoffMs);
       // Store calls resolve without a macrotask: let requests and attempts in between instances.
       await nextTurn();
     }
@@ -80,21 +78,26 @@ export class RetentionSweeper {
   }
 
   /**
-   * Oldest first, up to the first delivery still within retention. The first read takes one
-   * document, because most instances have nothing to remove; only a hit reads whole batches.
+   * Oldest first along the log, up to the first delivery still within retention; final ones in
+   * that run are removed, pending ones stepped over. The first read takes one delivery, because
+   * most instances have nothing to remove; only a hit reads whole batches.
    */
-  private async sweepLane(instanceId: string, state: FinalState, cutoffMs: number): Promise<number> {
+  private async sweepInstance(instanceId: string, cutoffMs: number): Promise<number> {
     let removed = 0;
+    let afterSeq = 0;
     for (let limit = 1; !this.halted; limit = this.options.batch) {
-      const oldest = await this.options.repo.bySeq(instanceId, state, limit);
-      const expired = leadingExpired(oldest, cutoffMs);
-      if (expired.length > 0) removed += await this.options.repo.removeIfStill(expired.map((d) => d._id), state);
+      const expired = leadingExpired(await this.options.repo.oldest(instanceId, limit, afterSeq), cutoffMs);
+      const final = expired.filter((d) => isFinal(d.state));
+      if (final.length > 0) removed += await this.options.repo.removeIfFinal(final.map((d) => d._id));
       if (expired.length < limit) break;
+      afterSeq = (expired[expired.length - 1] as DeliveryDoc).seq;
       await nextTurn();
     }
     return removed;
   }
 }
+
+const isFinal = (state: DeliveryState): state is FinalState => (FINAL_STATES as readonly DeliveryState[]).includes(state);
 
 /**
  * The run of deliveries before the first one within retention. Seq order is event order, so the

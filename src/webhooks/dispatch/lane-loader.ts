@@ -48,7 +48,7 @@ export class LaneLoader {
     const byLane = new Map<Lane, QueuedNotice[]>();
     for (const notice of notices) {
       const lane = this.scheduler.lane(notice.instance_id);
-      // A replayed commit repeats deliveries the lane already took.
+      // A refill that read the log after the commit may have taken these already.
       if (notice.seq <= lane.maxSeq) continue;
       const list = byLane.get(lane);
       if (list) list.push(notice);
@@ -79,7 +79,7 @@ export class LaneLoader {
           lane.more = true;
           break;
         }
-        const docs = await this.repo.bySeq(lane.instanceId, 'queued', room, lane.maxSeq);
+        const docs = await this.repo.queued(lane.instanceId, room, lane.maxSeq);
         for (const doc of docs) if (!this.known.has(doc._id)) this.take(stubOf(doc));
         lane.more = docs.length === room;
       } while (lane.reloadWanted && !this.stopped);

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../infra/bounded-map.js';
 import type { SecretBox } from '../../infra/crypto/secret-box.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { signingKey } from '../signing.js';
@@ -18,7 +19,7 @@ interface Held {
  * fold on every attempt cost a document decode per delivery: the fold is rewritten on each one.
  */
 export class SigningKeys {
-  private readonly held = new Map<string, Held>();
+  private readonly held = new BoundedMap<string, Held>(CACHE_LIMIT);
   /** Bumped by every forget: a read that started before one must not store what it read. */
   private generation = 0;
 
@@ -35,10 +36,7 @@ export class SigningKeys {
     const at = this.now();
     const hook = await this.repo.hook(instanceId);
     const key = hook?.secret_sealed ? signingKey(this.box.open(hook.secret_sealed, `webhook-secret:${instanceId}`).toString('utf8')) : null;
-    if (generation === this.generation) {
-      if (this.held.size >= CACHE_LIMIT) this.held.clear();
-      this.held.set(instanceId, { key, at });
-    }
+    if (generation === this.generation) this.held.set(instanceId, { key, at });
     return key;
   }
 
