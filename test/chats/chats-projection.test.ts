@@ -98,6 +98,17 @@ describe('chats projection (the reducer behind GET /chats)', () => {
     expect(await chat(A)).to.include({ messages_unread: 1, last_message_id: 'm1', last_message_timestamp_ms: 10_000 });
   });
 
+  it('counts a live message older than the newest as unread, and one of our own as read, without moving the last message', async () => {
+    await apply({ type: 'MessageReceived', data: { message: message({ id: 'm2', chat: A, timestamp_s: 20, push_name: 'Alice' }), upsert: 'notify' } });
+    await apply({ type: 'MessageReceived', data: { message: message({ id: 'm1', chat: A, timestamp_s: 10, push_name: 'Old' }), upsert: 'notify' } });
+    expect(await chat(A)).to.include({ messages_unread: 2, last_message_id: 'm2', last_message_timestamp_ms: 20_000, last_message_user_name: 'Alice' });
+    await apply({ type: 'ChatUpdated', data: { jid: A, changes: { marked_as_unread: true } } });
+    await apply({ type: 'MessageSent', data: { message: message({ id: 'm0', chat: A, timestamp_s: 5, from_me: true, sender: B }), origin: 'device' } });
+    expect(await chat(A)).to.include({ messages_unread: 0, marked_as_unread: false, last_message_id: 'm2', last_message_from_me: false });
+    await apply({ type: 'MessageReceived', data: { message: message({ id: 'm3', chat: A, timestamp_s: 20 }), upsert: 'notify' } });
+    expect(await chat(A), 'a message at the same instant as the newest is the newest').to.include({ messages_unread: 1, last_message_id: 'm3' });
+  });
+
   it('forgets the message key when only a newer time is known', async () => {
     await apply({ type: 'MessageReceived', data: { message: message({ id: 'm1', chat: A, timestamp_s: 10 }), upsert: 'notify' } });
     await apply({ type: 'ChatUpdated', data: { jid: A, changes: { last_message_s: 10 } } });

@@ -95,9 +95,10 @@ function lastMessage(instanceId: string, jid: string, atMs: number): WriteOp {
   return update(instanceId, jid, { $set: set }, { last_message_timestamp_ms: { $lt: atMs } });
 }
 
-function lastMessageOf(instanceId: string, m: NetworkMessage): WriteOp {
+/** The last-message fields a message sets when it is the chat's newest. */
+function lastMessageFields(m: NetworkMessage): Record<string, unknown> {
   const sender = m.sender_pn ?? m.sender;
-  const set = {
+  return {
     last_message_timestamp_ms: m.timestamp_s * 1000,
     last_message_user_name: m.push_name ?? '',
     last_message_user_phone: phoneOf(sender),
@@ -105,7 +106,6 @@ function lastMessageOf(instanceId: string, m: NetworkMessage): WriteOp {
     last_message_from_me: m.from_me,
     last_message_sender: m.sender,
   };
-  return update(instanceId, m.chat, { $set: set }, { last_message_timestamp_ms: { $lte: m.timestamp_s * 1000 } });
 }
 
 /** The fields a chat description and a chat change share, as the read model names them. */
@@ -144,10 +144,14 @@ function community(instanceId: string, jid: string, communityJid: string, name?:
 function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): WriteOp[] {
   // A reaction is not a message in the chat list's sense.
   if (m.type === 'reaction') return [];
-  const ops = [ensure(instanceId, m.chat), lastMessageOf(instanceId, m)];
-  if (live && !m.from_me) ops.push(update(instanceId, m.chat, { $inc: { messages_unread: 1 } }));
-  // Writing from this account reads the chat, as the phone shows it.
-  if (live && m.from_me) ops.push(update(instanceId, m.chat, { $set: { messages_unread: 0, marked_as_unread: false } }));
+  const atMs = m.timestamp_s * 1000;
+  // A live message counts as unread; writing from this account reads the chat, as the phone shows it.
+  const readState: Update | undefined = !live ? undefined : m.from_me ? { $set: { messages_unread: 0, marked_as_unread: false } } : { $inc: { messages_unread: 1 } };
+  // The newest message (nearly always) moves the last-message fields and the read state in one
+  // write; one older than the chat's newest, arriving late, changes the read state alone.
+  const newest: Update = { $set: { ...lastMessageFields(m), ...readState?.$set }, ...(readState?.$inc ? { $inc: readState.$inc } : {}) };
+  const ops = [ensure(instanceId, m.chat), update(instanceId, m.chat, newest, { last_message_timestamp_ms: { $lte: atMs } })];
+  if (readState) ops.push(update(instanceId, m.chat, readState, { last_message_timestamp_ms: { $gt: atMs } }));
   if (!m.from_me && !m.is_group && m.push_name) ops.push(update(instanceId, m.chat, { $set: { name: m.push_name } }, { name: '' }));
   return ops;
 }
