@@ -195,6 +195,34 @@ describe('EmbeddedDocumentStore', () => {
       expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', n: 21 });
     });
 
+    it('gives a later write what the commit stored, not the value it was handed', async () => {
+      const col = store.collection('instances');
+      const sparse: unknown[] = [1];
+      sparse[2] = 3;
+      await col.insertOne({ _id: 'odd', sparse, list: [undefined], n: -0 });
+      // Stored as [1, null, 3], [null] and 0: a write that reads the document must match those.
+      expect(await col.updateOne({ _id: 'odd', 'sparse.1': { $type: 'null' } }, { $set: { a: 1 } })).to.include({ modifiedCount: 1 });
+      expect(await col.updateOne({ _id: 'odd', 'list.0': { $type: 'null' } }, { $set: { b: 1 } })).to.include({ modifiedCount: 1 });
+      expect(await col.replaceOne({ _id: 'odd' }, { _id: 'odd', sparse: [1, null, 3], list: [null], n: 0, a: 1, b: 1 })).to.include({ modifiedCount: 0 });
+    });
+
+    it('gives later writes the last committed value, never one a rolled-back write left', async () => {
+      const col = store.collection('instances');
+      await col.insertOne({ _id: 'i1', n: 0 });
+      await col.insertOne({ _id: 'i2', n: 0 });
+      for (let round = 1; round <= 3; round++) {
+        const increments = Array.from({ length: 10 }, () => col.updateOne({ _id: 'i1' }, { $inc: { n: 1 } }));
+        const failing = store.batch([
+          { collection: 'instances', op: 'updateOne', filter: { _id: 'i1' }, update: { $inc: { n: 1000 } } },
+          { collection: 'instances', op: 'insertOne', doc: { _id: 'i2' } },
+        ]);
+        await Promise.all([...increments, failing.catch(() => undefined)]);
+        // A write right after: it reads what the commits left.
+        await store.batch([{ collection: 'instances', op: 'updateOne', filter: { _id: 'i1', n: 10 * round }, update: { $set: { round } } }]);
+        expect(await col.findOne({ _id: 'i1' })).to.deep.equal({ _id: 'i1', n: 10 * round, round });
+      }
+    });
+
     it('hands out copies a caller may change, nested values included', async () => {
       const col = store.collection('instances');
       await col.insertOne({ _id: 'i1', labels: { a: 1 }, list: [{ b: 2 }], at: new Date(0), bytes: Buffer.from([1, 2]) });

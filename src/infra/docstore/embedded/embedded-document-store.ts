@@ -3,9 +3,23 @@ import type { Collection, Document, DocumentStore, Filter, FindOptions, WriteOp,
 import { EmbeddedCollection, type Engine } from './embedded-collection.js';
 import { IndexCatalog, type CatalogDb } from './index-catalog.js';
 import { explainFind, type Explanation } from './query-executor.js';
-import { Storage } from './storage.js';
+import { Storage, type Written } from './storage.js';
 import { applyWriteOp } from './write-ops.js';
 import { deepCopy } from './deep-copy.js';
+
+/** The store's three databases in an LMDB environment. */
+export function openStorage(root: RootDatabase): Storage {
+  const docsOptions: DatabaseOptions & { name: string; encoder: object } = {
+    name: 'documents',
+    keyEncoding: 'binary',
+    // MongoDB's drivers store undefined as null; msgpackr does the same with this flag.
+    encoder: { encodeUndefinedAsNil: true, useRecords: false },
+  };
+  const docs: Database<Document, Buffer> = root.openDB(docsOptions);
+  const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
+  const catalog: CatalogDb = root.openDB({ name: 'index-catalog' });
+  return new Storage(docs, index, new IndexCatalog(catalog));
+}
 
 /**
  * The document store on LMDB, queried with mingo. Reads run synchronously on LMDB's snapshot;
@@ -28,16 +42,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
 
   static async open(options: { path: string }): Promise<EmbeddedDocumentStore> {
     const root = open({ path: options.path });
-    const docsOptions: DatabaseOptions & { name: string; encoder: object } = {
-      name: 'documents',
-      keyEncoding: 'binary',
-      // MongoDB's drivers store undefined as null; msgpackr does the same with this flag.
-      encoder: { encodeUndefinedAsNil: true, useRecords: false },
-    };
-    const docs: Database<Document, Buffer> = root.openDB(docsOptions);
-    const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
-    const catalog: CatalogDb = root.openDB({ name: 'index-catalog' });
-    return new EmbeddedDocumentStore(root, new Storage(docs, index, new IndexCatalog(catalog)));
+    return new EmbeddedDocumentStore(root, openStorage(root));
   }
 
   collection<T extends Document = Document>(name: string): Collection<T> {
@@ -93,7 +98,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   private async commit<R>(work: (storage: Storage) => R, durable: boolean): Promise<R> {
-    let written: string[] = [];
+    let written: Written | undefined;
+    let committed = false;
     let result: R;
     try {
       result = await this.root.transaction(() => {
@@ -104,9 +110,10 @@ export class EmbeddedDocumentStore implements DocumentStore {
           written = this.storage.endWrite();
         }
       });
+      committed = true;
     } finally {
       // lmdb renews its read snapshot before it resolves a commit, so from here on reads see it.
-      this.storage.settle(written);
+      if (written) this.storage.settle(written, committed);
     }
     // With overlappingSync a commit resolves before its fsync; `flushed` waits for the fsync.
     if (durable) await this.root.flushed;

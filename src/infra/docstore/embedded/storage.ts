@@ -26,6 +26,18 @@ const READ_BACK = Symbol('read back');
 const CACHED_DOCS = 10_000;
 /** Roughly the most a cached document may weigh (see outweighs): the cache stays under ~100 MB. */
 const CACHED_DOC_BUDGET = 8 * 1024;
+/**
+ * Documents committed lately, for the next write transactions only. Projections and the webhook
+ * dispatcher write the same documents batch after batch (a chat, an instance's fold, a delivery
+ * and then its outcome): the next writer takes the value it left instead of decoding it again.
+ */
+const RECENT_DOCS = 4096;
+
+/** What one write transaction wrote, handed back to `settle` once its commit is over. */
+export interface Written {
+  readonly seq: number;
+  readonly docs: ReadonlyMap<string, Document | null | typeof READ_BACK>;
+}
 
 /**
  * Documents and index entries in LMDB. Documents live under [collection, _id]; each index entry
@@ -42,8 +54,15 @@ export class Storage {
    */
   private readonly decoded = new BoundedMap<string, CachedDoc>(CACHED_DOCS);
   /** Per key, how many write transactions that wrote it have not settled yet. */
-  private readonly unsettled = new Map<string, number>();
+  private readonly unsettled = new Map<string, { pending: number; lastWriter: number }>();
+  /**
+   * Committed documents by cache key, as their last writer left them, read only inside write
+   * transactions (which never change a document they read, so they get it as is). A key is here
+   * only while no write of it is unsettled, and only when the stored form decodes to the same value.
+   */
+  private readonly recent = new BoundedMap<string, Document>(RECENT_DOCS);
   private writing = false;
+  private writeSeq = 0;
   /**
    * What the running write transaction has written, by cache key (null: removed). A batch often
    * writes one document several times; later operations read it here instead of decoding it
@@ -60,14 +79,15 @@ export class Storage {
   /** The store calls these around the work of each write transaction. */
   beginWrite(): void {
     this.writing = true;
+    this.writeSeq++;
   }
 
-  /** Answers the keys the transaction wrote; the store settles them once its commit is done. */
-  endWrite(): string[] {
+  /** Answers what the transaction wrote; the store settles it once its commit is done. */
+  endWrite(): Written {
     this.writing = false;
-    const keys = [...this.ownWrites.keys()];
+    const written = { seq: this.writeSeq, docs: new Map(this.ownWrites) };
     this.ownWrites.clear();
-    return keys;
+    return written;
   }
 
   getDoc(collection: string, id: string): Document | undefined {
@@ -75,6 +95,8 @@ export class Storage {
     if (this.writing) {
       const own = this.ownWrites.get(cacheKey);
       if (own !== undefined && own !== READ_BACK) return own ?? undefined;
+      const recent = this.recent.get(cacheKey);
+      if (recent !== undefined) return recent;
     }
     const cached = this.decoded.get(cacheKey);
     if (cached !== undefined) return copyCached(cached);
@@ -90,12 +112,19 @@ export class Storage {
     return doc;
   }
 
-  /** The commit (or rollback) of these writes is over: readers may cache the keys again. */
-  settle(keys: readonly string[]): void {
-    for (const key of keys) {
-      const n = (this.unsettled.get(key) ?? 1) - 1;
-      if (n <= 0) this.unsettled.delete(key);
-      else this.unsettled.set(key, n);
+  /**
+   * The commit (or rollback) of these writes is over: readers may cache the keys again, and the
+   * next writers may take what a committed transaction left, unless a later one wrote it since.
+   */
+  settle(written: Written, committed: boolean): void {
+    for (const [key, doc] of written.docs) {
+      const state = this.unsettled.get(key);
+      if (state === undefined) continue;
+      if (--state.pending > 0) continue;
+      this.unsettled.delete(key);
+      if (committed && state.lastWriter === written.seq && doc !== null && doc !== READ_BACK && !outweighs(doc, CACHED_DOC_BUDGET)) {
+        this.recent.set(key, doc);
+      }
     }
   }
 
@@ -155,11 +184,21 @@ export class Storage {
 
   private unsettle(collection: string, id: string, written: Document | null): void {
     const cacheKey = `${collection}\0${id}`;
-    if (!this.ownWrites.has(cacheKey)) this.unsettled.set(cacheKey, (this.unsettled.get(cacheKey) ?? 0) + 1);
-    // LMDB stores undefined as null (as MongoDB's drivers do); such a document is read back from
-    // LMDB instead, so later operations see what was stored.
-    this.ownWrites.set(cacheKey, written !== null && holdsUndefined(written) ? READ_BACK : written);
+    if (!this.ownWrites.has(cacheKey)) {
+      const state = this.unsettled.get(cacheKey);
+      if (state) {
+        state.pending++;
+        state.lastWriter = this.writeSeq;
+      } else {
+        this.unsettled.set(cacheKey, { pending: 1, lastWriter: this.writeSeq });
+      }
+    }
+    // What LMDB stores differs from some values (undefined and holes become null, -0 becomes 0,
+    // class instances plain objects): such a document is read back from LMDB instead, so later
+    // operations see what was stored.
+    this.ownWrites.set(cacheKey, written !== null && !storedAlike(written) ? READ_BACK : written);
     this.decoded.delete(cacheKey);
+    this.recent.delete(cacheKey);
   }
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
@@ -205,11 +244,32 @@ function copyCached({ doc, nested }: CachedDoc): Document {
   return copy;
 }
 
-function holdsUndefined(value: unknown): boolean {
-  if (value === undefined) return true;
-  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value) || value instanceof Date) return false;
-  for (const key in value) if (holdsUndefined((value as Record<string, unknown>)[key])) return true;
-  return false;
+/**
+ * Whether decoding the stored form gives this value back: strings, numbers other than -0,
+ * booleans, null, Dates, Buffers, dense arrays and plain objects of those. Anything else (undefined,
+ * holes, -0, other typed arrays, class instances) comes back changed.
+ */
+function storedAlike(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return !Object.is(value, -0);
+    case 'object': {
+      if (value === null || value instanceof Date || Buffer.isBuffer(value)) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !storedAlike(value[i])) return false;
+        return true;
+      }
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return false;
+      for (const key in value) if (!storedAlike((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** Values that compare equal encode to the same key bytes (key-codec's order is compareValues'). */
