@@ -124,11 +124,33 @@ describe('webhook reactor', function () {
       for (const instance of new Set(got.map((d) => d.instance))) {
         expect([...new Set(toldSeqs(instance))]).to.deep.equal(got.filter((d) => d.instance === instance).map((d) => d.seq));
       }
-      const hooks = await inner.collection<HookDoc>(HOOKS).find({});
-      expect(hooks.map((x) => x.seq).sort()).to.deep.equal([10, 5]);
     } finally {
       await runner.stop();
       await inner.close();
+    }
+  });
+
+  it('goes on from the last recorded seq after a restart, though hooks are written only with their settings', async () => {
+    await history();
+    const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'restarted') });
+    try {
+      await project(h, docs);
+      const before = await decisions(docs);
+      // The fold was last written when each instance's settings changed, before later deliveries.
+      const hooks = await docs.collection<HookDoc>(HOOKS).find({});
+      expect(hooks.map((x) => x.seq).sort((x, y) => x - y)).to.deep.equal([0, 10]);
+      const [a, b] = [before[0]!.instance, before.find((d) => d.url.endsWith('/b'))!.instance];
+      await h.append(`instance-${a}`, 'WebhookConfigured', { url: 'https://hooks.example.com/a3', events: ['Message'] });
+      await h.message(a, 'after the restart');
+      await h.message(b, 'after the restart');
+      await project(h, docs);
+      const after = (await decisions(docs)).slice(before.length);
+      expect(after.map((d) => [d.instance, d.seq])).to.deep.equal([
+        [a, 11],
+        [b, 6],
+      ]);
+    } finally {
+      await docs.close();
     }
   });
 

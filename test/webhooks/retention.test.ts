@@ -123,6 +123,26 @@ describe('webhook delivery log retention', function () {
       expect(await h.webhooks.retention.sweep()).to.deep.equal({ removed: 0 });
     });
 
+    it('never hands out a removed seq again, even once all of an instance is swept and the gateway restarted', async () => {
+      h = await open();
+      const a = await h.instance(rx.url, ['Message']);
+      await h.message(a.id, 'old delivered 1');
+      await h.message(a.id, 'fail old 2');
+      await settled(2);
+      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      clock.advance(31 * DAY_MS);
+      expect(await h.webhooks.retention.sweep()).to.deep.equal({ removed: 2 });
+      expect(await all()).to.deep.equal([]);
+
+      await h.halt();
+      await h.restart();
+      await h.message(a.id, 'after the restart');
+      await settled(1);
+      const [next] = await all();
+      expect(next!.seq).to.equal(3);
+      expect(JSON.parse(next!.body).seq).to.equal(3);
+    });
+
     it('never loses a retry by hand to a sweep, whichever comes first', async () => {
       h = await open();
       const repo = new DeliveryRepo(h.docs);
@@ -139,7 +159,7 @@ describe('webhook delivery log retention', function () {
 
       // Retried first: pending again, so a sweep that read it as failed just before does not remove it.
       expect(((await retry(a.id, first!._id)).body as any).data).to.deep.equal({ status: 'pending' });
-      expect(await repo.removeIfFinal([first!._id])).to.equal(0);
+      expect(await repo.removeIfFinal(a.id, [first!])).to.equal(0);
 
       // Swept between the retry's read and its write: the write puts it back, pending. The sweep
       // runs right after the retry route has read the delivery.

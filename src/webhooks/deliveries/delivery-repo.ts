@@ -57,10 +57,16 @@ export class DeliveryRepo {
   }
 
   /**
-   * Removes these deliveries if they are still final, checked inside the write: one retried by
-   * hand since it was read is pending again and stays.
+   * Removes these deliveries of one instance if they are still final, checked inside the write:
+   * one retried by hand since it was read is pending again and stays. The instance's hook keeps
+   * their highest seq first, since the reactor resumes from the seqs it finds (a removed newest
+   * delivery must not hand its seq out again).
    */
-  removeIfFinal(ids: string[]): Promise<number> {
+  async removeIfFinal(instanceId: string, deliveries: readonly Pick<DeliveryDoc, '_id' | 'seq'>[]): Promise<number> {
+    if (deliveries.length === 0) return 0;
+    const highest = Math.max(...deliveries.map((d) => d.seq));
+    await this.docs.collection<HookDoc>(HOOKS).updateOne({ _id: instanceId }, { $max: { seq: highest } });
+    const ids = deliveries.map((d) => d._id);
     return this.docs.collection<DeliveryDoc>(DELIVERIES).deleteMany({ _id: { $in: ids }, state: { $in: [...FINAL_STATES] } });
   }
 

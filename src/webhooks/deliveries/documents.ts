@@ -61,7 +61,10 @@ export interface HookDoc extends Document {
   events: string[];
   /** Sealed with the server key (aad `webhook-secret:<id>`); opened only to sign. */
   secret_sealed: string;
-  /** Last seq handed out for this instance. */
+  /**
+   * A floor for the next seq: written with the settings and raised by the retention sweep. The
+   * reactor hands out seqs past it and past every recorded delivery, which carry the later ones.
+   */
   seq: number;
 }
 

@@ -88,7 +88,7 @@ export class RetentionSweeper {
     for (let limit = 1; !this.halted; limit = this.options.batch) {
       const expired = leadingExpired(await this.options.repo.oldest(instanceId, limit, afterSeq), cutoffMs);
       const final = expired.filter((d) => isFinal(d.state));
-      if (final.length > 0) removed += await this.options.repo.removeIfFinal(final.map((d) => d._id));
+      if (final.length > 0) removed += await this.options.repo.removeIfFinal(instanceId, final);
       if (expired.length < limit) break;
       afterSeq = (expired[expired.length - 1] as DeliveryDoc).seq;
       await nextTurn();
