@@ -9,6 +9,7 @@ import axios, {
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { BoundedMap } from '../bounded-map.js';
 
 /**
  * An axios adapter that sends through an undici Dispatcher (Agent or Pool). Callers keep axios's
@@ -27,7 +28,7 @@ export function undiciAdapter(dispatcher: Dispatcher): AxiosAdapter {
 type Body = string | Buffer | Uint8Array | Readable | null;
 
 async function send(dispatcher: Dispatcher, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
-  const url = parseUrl(config);
+  const url = targetOf(config);
   const method = (config.method ?? 'get').toUpperCase();
   const request = { method, url: url.href };
   const body = requestBody(config, request);
@@ -38,7 +39,7 @@ async function send(dispatcher: Dispatcher, config: InternalAxiosRequestConfig):
   try {
     answer = await dispatcher.request({
       origin: url.origin,
-      path: url.pathname + url.search,
+      path: url.path,
       method: method as Dispatcher.HttpMethod,
       headers: requestHeaders(config),
       body,
@@ -68,14 +69,30 @@ async function send(dispatcher: Dispatcher, config: InternalAxiosRequestConfig):
   }
 }
 
-function parseUrl(config: InternalAxiosRequestConfig): URL {
+/** The parts of a URL a request needs. */
+interface Target {
+  href: string;
+  origin: string;
+  path: string;
+}
+
+/** Callers send to a few URLs again and again (a webhook's URL, an API's endpoints). */
+const targets = new BoundedMap<string, Target>(1024);
+
+function targetOf(config: InternalAxiosRequestConfig): Target {
   // getUri merges defaults and serializes params; skip that work on the common plain-URL path.
   const raw = config.baseURL || config.params ? axios.getUri(config) : (config.url ?? '');
+  const known = targets.get(raw);
+  if (known) return known;
+  let url: URL;
   try {
-    return new URL(raw);
+    url = new URL(raw);
   } catch {
     throw new AxiosError(`invalid URL: ${raw}`, AxiosError.ERR_INVALID_URL, config);
   }
+  const target = { href: url.href, origin: url.origin, path: url.pathname + url.search };
+  targets.set(raw, target);
+  return target;
 }
 
 function requestHeaders(config: InternalAxiosRequestConfig): Record<string, string> {

@@ -37,7 +37,12 @@ export class Sender {
     const timestampS = Math.floor(this.options.clock.now().getTime() / 1000);
     try {
       // The instance carries the constant settings (JSON, stream answers, every status judged here).
-      const res = await this.options.http.post<Readable>(delivery.url, body, {
+      // request() rather than post(): post merges its arguments into a config first, one more
+      // pass over every setting on each attempt.
+      const res = await this.options.http.request<Readable>({
+        url: delivery.url,
+        method: 'post',
+        data: body,
         headers: signedHeaders(key, delivery._id, timestampS, delivery.body),
         signal,
       });
