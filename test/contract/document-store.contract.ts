@@ -281,6 +281,13 @@ export function documentStoreContract(
         expect(doc).to.deep.include({ n: 3 });
       });
 
+      it('leaves a matched document alone when the update is $setOnInsert only (matched, not modified)', async () => {
+        const { result, doc } = await updated({ $setOnInsert: { created: true, n: 99 } });
+        expectResult(result, 1, 0);
+        expect(doc).to.not.have.property('created');
+        expect(doc).to.deep.include({ n: 1 });
+      });
+
       it('updateOne changes only one of several matches; without a match it reports zeros', async () => {
         const col = await seeded();
         expectResult(await col.updateOne({ active: true }, { $set: { flag: 1 } }), 1, 1);

@@ -112,9 +112,16 @@ export function dropIndex(storage: Storage, collection: string, name: string): I
 }
 
 function modify(storage: Storage, collection: string, current: Document, update: Update): boolean {
+  // $setOnInsert alone leaves a matched document as it is (projections "ensure" a document so).
+  if (onlyOnInsert(update)) return false;
   const { doc, changed } = applyUpdate(current, update);
   if (changed) storage.replaceDoc(collection, current, doc);
   return changed;
+}
+
+function onlyOnInsert(update: Update): boolean {
+  for (const op in update) if (op !== '$setOnInsert') return false;
+  return true;
 }
 
 /** MongoDB stores _id as the first field. */
