@@ -1,5 +1,6 @@
 import { AxiosError, type AxiosInstance } from 'axios';
 import type { Readable } from 'node:stream';
+import { BoundedMap } from '../../infra/bounded-map.js';
 import type { Clock } from '../../infra/clock.js';
 import { checkOutboundUrl } from '../../infra/http/outbound-policy.js';
 import type { DeliveryDoc } from '../deliveries/documents.js';
@@ -26,12 +27,15 @@ const DRAIN_LIMIT = 64 * 1024;
  * stored bytes, so every attempt of a delivery carries the same body and signature input.
  */
 export class Sender {
+  /** The policy's answer by URL (a pure function of it): refusal reason, or null when allowed. */
+  private readonly refusals = new BoundedMap<string, string | null>(1024);
+
   constructor(private readonly options: SenderOptions) {}
 
   /** Resolves with the outcome, or null when the attempt was aborted by a stop (left pending). */
   async attempt(delivery: DeliveryDoc, key: Buffer, signal: AbortSignal): Promise<Outcome | null> {
-    const verdict = checkOutboundUrl(delivery.url, this.options.allowPrivate);
-    if (!verdict.ok) return { kind: 'failed', statusCode: null, error: `webhook URL refused: ${verdict.reason}` };
+    const refusal = this.refusalOf(delivery.url);
+    if (refusal !== null) return { kind: 'failed', statusCode: null, error: `webhook URL refused: ${refusal}` };
 
     const body = Buffer.from(delivery.body, 'utf8');
     const timestampS = Math.floor(this.options.clock.now().getTime() / 1000);
@@ -55,6 +59,17 @@ export class Sender {
       if (signal.aborted) return null;
       return this.networkFailure(delivery, err);
     }
+  }
+
+  /** The URL is checked on every attempt (the policy may be stricter than when it was configured), parsed once. */
+  private refusalOf(url: string): string | null {
+    let refusal = this.refusals.get(url);
+    if (refusal === undefined) {
+      const verdict = checkOutboundUrl(url, this.options.allowPrivate);
+      refusal = verdict.ok ? null : verdict.reason;
+      this.refusals.set(url, refusal);
+    }
+    return refusal;
   }
 
   private judge(delivery: DeliveryDoc, status: number, excerpt: string, retryAfter: string | undefined): Outcome {
