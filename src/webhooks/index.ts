@@ -5,9 +5,6 @@ import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
-import { leanAxios } from '../infra/http/lean-axios.js';
-import { createOutboundAgent } from '../infra/http/outbound-agent.js';
-import { undiciAdapter } from '../infra/http/undici-axios-adapter.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
 import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
@@ -17,6 +14,7 @@ import { DeliveryLog } from './delivery-log.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { Sender } from './dispatch/sender.js';
 import { SigningKeys } from './dispatch/signing-keys.js';
+import { WorkerPost } from './dispatch/worker-post.js';
 import { webhookOpenApi } from './openapi.js';
 
 export interface WebhookDeps {
@@ -65,19 +63,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
   const horizonMs = config.WEBHOOK_RETRY_HORIZON_S * 1000;
-  const agent = createOutboundAgent({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, connectionsPerOrigin: perHost, timeoutMs });
-  const http = leanAxios({
-    adapter: undiciAdapter(agent),
-    // Bodies go out as the stored bytes and answers are drained, not parsed: nothing to transform.
-    transformRequest: [],
-    transformResponse: [],
-    responseType: 'stream',
-    // Every status is an answer for the retry policy to judge, and a redirect is not a 2xx.
-    validateStatus: () => true,
-    maxRedirects: 0,
-    timeout: timeoutMs,
-    headers: { 'content-type': 'application/json', 'user-agent': 'messaging-gateway-webhooks/1.0' },
-  });
+  const post = new WorkerPost({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, perHost, timeoutMs });
   const repo = new DeliveryRepo(docs);
   const keys = new SigningKeys(repo, deps.box);
   const dispatcher = new Dispatcher({
@@ -87,7 +73,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     logger,
     keys,
     sender: new Sender({
-      http,
+      post,
       clock,
       allowPrivate: config.ALLOW_PRIVATE_TARGETS,
       random: tuning.random ?? Math.random,
@@ -134,7 +120,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
       (stopped ??= (async () => {
         await retention.stop();
         await dispatcher.stop();
-        await agent.close();
+        await post.close();
       })()),
     dispatcher,
     retention,

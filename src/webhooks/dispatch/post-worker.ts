@@ -1,0 +1,40 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { AxiosPost, type PostSettings } from './axios-post.js';
+import type { PostAnswer, PostRequest } from './post.js';
+
+/** The thread's side of WorkerPost (worker-post.ts): requests in, answers out, both in batches. */
+export type ToWorker = { sends: { n: number; request: PostRequest }[] } | { abort: number[] };
+export type FromWorker = { answers: { n: number; answer: PostAnswer }[] };
+
+const port = parentPort;
+if (port) {
+  const post = new AxiosPost(workerData as PostSettings);
+  const inFlight = new Map<number, AbortController>();
+  let answers: FromWorker['answers'] = [];
+
+  // Answers that settle in the same turn go back in one message.
+  const flush = () => {
+    const batch: FromWorker = { answers };
+    answers = [];
+    port.postMessage(batch);
+  };
+  const answer = (n: number, result: PostAnswer) => {
+    inFlight.delete(n);
+    if (answers.push({ n, answer: result }) === 1) setImmediate(flush);
+  };
+
+  port.on('message', (message: ToWorker) => {
+    if ('abort' in message) {
+      for (const n of message.abort) inFlight.get(n)?.abort();
+      return;
+    }
+    for (const { n, request } of message.sends) {
+      const abort = new AbortController();
+      inFlight.set(n, abort);
+      post.send(request, abort.signal).then(
+        (result) => answer(n, result),
+        (err: unknown) => answer(n, { kind: 'failed', message: err instanceof Error ? err.message : String(err) }),
+      );
+    }
+  });
+}

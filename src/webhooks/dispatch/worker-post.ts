@@ -1,0 +1,103 @@
+import { Worker } from 'node:worker_threads';
+import type { PostSettings } from './axios-post.js';
+import type { PostAnswer, PostRequest, WebhookPost } from './post.js';
+import type { FromWorker, ToWorker } from './post-worker.js';
+
+interface Pending {
+  resolve(answer: PostAnswer): void;
+  signal: AbortSignal;
+}
+
+/**
+ * Webhook POSTs on a thread of their own (an AxiosPost there). The HTTP work of an attempt
+ * (axios, undici, signing, the socket writes) was about two fifths of the event loop's time at
+ * full load, which also records events, runs the projections and writes outcomes; here it runs
+ * beside them. Requests and answers cross in batches, one message per turn each way.
+ *
+ * If the thread dies, what it had in flight is answered as failed (the dispatcher retries it: a
+ * possible duplicate, never a loss) and the next request starts a new thread. The thread never
+ * keeps the process alive when nothing is in flight.
+ */
+export class WorkerPost implements WebhookPost {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  /** Requests in flight under each caller signal, to abort them together when it fires. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<number>>();
+  private sends: { n: number; request: PostRequest }[] = [];
+  private next = 1;
+  private closed = false;
+
+  constructor(private readonly settings: PostSettings) {}
+
+  send(request: PostRequest, signal: AbortSignal): Promise<PostAnswer> {
+    if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
+    if (this.closed) return Promise.resolve({ kind: 'failed', message: 'the webhook sender is closed' });
+    const worker = this.worker ?? this.spawn();
+    const n = this.next++;
+    if (this.pending.size === 0) worker.ref();
+    this.watch(signal).add(n);
+    const answer = new Promise<PostAnswer>((resolve) => this.pending.set(n, { resolve, signal }));
+    if (this.sends.push({ n, request }) === 1) setImmediate(() => this.flush());
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.worker?.terminate();
+  }
+
+  private flush(): void {
+    const message: ToWorker = { sends: this.sends };
+    this.sends = [];
+    // A thread lost since these were queued has answered them already.
+    const live = message.sends.filter(({ n }) => this.pending.has(n));
+    if (live.length > 0) this.worker?.postMessage({ sends: live } satisfies ToWorker);
+  }
+
+  private watch(signal: AbortSignal): Set<number> {
+    let set = this.bySignal.get(signal);
+    if (!set) {
+      const ns = new Set<number>();
+      set = ns;
+      this.bySignal.set(signal, ns);
+      signal.addEventListener('abort', () => this.worker?.postMessage({ abort: [...ns] } satisfies ToWorker), { once: true });
+    }
+    return set;
+  }
+
+  private settle(n: number, answer: PostAnswer): void {
+    const pending = this.pending.get(n);
+    if (!pending) return;
+    this.pending.delete(n);
+    this.bySignal.get(pending.signal)?.delete(n);
+    if (this.pending.size === 0) this.worker?.unref();
+    pending.resolve(pending.signal.aborted && answer.kind === 'failed' ? { kind: 'aborted' } : answer);
+  }
+
+  private spawn(): Worker {
+    const worker = startThread(this.settings);
+    worker.on('message', (message: FromWorker) => {
+      for (const { n, answer } of message.answers) this.settle(n, answer);
+    });
+    const lost = (reason: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      for (const n of [...this.pending.keys()]) this.settle(n, { kind: 'failed', message: `the webhook sender thread stopped (${reason})` });
+    };
+    worker.on('error', (err) => lost(err.message));
+    worker.on('exit', (code) => lost(`exit code ${code}`));
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+}
+
+/** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
+function startThread(settings: PostSettings): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith('.ts')) return new Worker(new URL('./post-worker.js', here), { workerData: settings });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./post-worker.ts', here).href;
+  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(source, { eval: true, workerData: settings });
+}
