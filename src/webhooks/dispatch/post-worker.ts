@@ -12,7 +12,7 @@ if (port) {
   const inFlight = new Map<number, AbortController>();
   let answers: FromWorker['answers'] = [];
 
-  // Answers that settle in the same turn go back in one message.
+  // Answers that settle together (in the same microtask run) go back in one message.
   const flush = () => {
     const batch: FromWorker = { answers };
     answers = [];
@@ -20,7 +20,7 @@ if (port) {
   };
   const answer = (n: number, result: PostAnswer) => {
     inFlight.delete(n);
-    if (answers.push({ n, answer: result }) === 1) setImmediate(flush);
+    if (answers.push({ n, answer: result }) === 1) queueMicrotask(flush);
   };
 
   port.on('message', (message: ToWorker) => {

@@ -12,7 +12,8 @@ interface Pending {
  * Webhook POSTs on a thread of their own (an AxiosPost there). The HTTP work of an attempt
  * (axios, undici, signing, the socket writes) was about two fifths of the event loop's time at
  * full load, which also records events, runs the projections and writes outcomes; here it runs
- * beside them. Requests and answers cross in batches, one message per turn each way.
+ * beside them. Requests (and answers) made together cross in one message; a microtask, not the
+ * next turn of the loop, sends them, since every first attempt of an instance waits for the last.
  *
  * If the thread dies, what it had in flight is answered as failed (the dispatcher retries it: a
  * possible duplicate, never a loss) and the next request starts a new thread. The thread never
@@ -37,7 +38,7 @@ export class WorkerPost implements WebhookPost {
     if (this.pending.size === 0) worker.ref();
     this.watch(signal).add(n);
     const answer = new Promise<PostAnswer>((resolve) => this.pending.set(n, { resolve, signal }));
-    if (this.sends.push({ n, request }) === 1) setImmediate(() => this.flush());
+    if (this.sends.push({ n, request }) === 1) queueMicrotask(() => this.flush());
     return answer;
   }
 
