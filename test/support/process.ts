@@ -12,9 +12,13 @@ export interface GatewayProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the real entry point (src/main.ts) as a child process, the way `npm start` does. */
+/**
+ * Runs the real entry point as a child process, the way `npm start` does: src/main.ts, or the
+ * build when GATEWAY_ENTRY names it (`npm run build && GATEWAY_ENTRY=dist/main.js npx mocha ...`).
+ */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const entry = process.env.GATEWAY_ENTRY ?? 'src/main.ts';
+  const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
