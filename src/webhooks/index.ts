@@ -63,7 +63,9 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const timeoutMs = tuning.timeoutMs ?? 10_000;
   const perHost = tuning.perHost ?? 32;
   const horizonMs = config.WEBHOOK_RETRY_HORIZON_S * 1000;
-  const post = new WorkerPost({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, perHost, timeoutMs });
+  const post = new WorkerPost({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, perHost, timeoutMs }, (reason) =>
+    logger.error({ reason }, 'the webhook sender thread stopped; its attempts in flight will be retried'),
+  );
   const repo = new DeliveryRepo(docs);
   const keys = new SigningKeys(repo, deps.box);
   const dispatcher = new Dispatcher({

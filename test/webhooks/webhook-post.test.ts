@@ -13,7 +13,8 @@ describe('WorkerPost', function () {
 
   it('answers what a dead thread had in flight as failed, and starts a new thread for the next request', async () => {
     const rx = await new Receiver().start();
-    const post = new WorkerPost(POST_SETTINGS);
+    const lost: string[] = [];
+    const post = new WorkerPost(POST_SETTINGS, (reason) => lost.push(reason));
     try {
       rx.respond = () => 'hang';
       const request = { url: rx.url, id: 'evt_1', timestampS: 1, body: '{}', key: Buffer.alloc(32) };
@@ -24,6 +25,7 @@ describe('WorkerPost', function () {
       const answer = await inFlight;
       expect(answer).to.include({ kind: 'failed' });
       expect((answer as { message: string }).message).to.match(/thread stopped/);
+      expect(lost).to.have.length(1);
 
       rx.respond = () => 200;
       expect(await post.send(request, new AbortController().signal)).to.include({ kind: 'answered', status: 200 });
@@ -34,8 +36,12 @@ describe('WorkerPost', function () {
   });
 
   it('answers failed after close, without a thread', async () => {
-    const post = new WorkerPost(POST_SETTINGS);
+    const lost: string[] = [];
+    const post = new WorkerPost(POST_SETTINGS, (reason) => lost.push(reason));
+    await post.send({ url: 'http://127.0.0.1:9/', id: 'evt_0', timestampS: 1, body: '{}', key: Buffer.alloc(32) }, new AbortController().signal);
     await post.close();
+    // Closing ends the thread on purpose: not a loss to report.
+    expect(lost).to.deep.equal([]);
     const answer = await post.send({ url: 'http://127.0.0.1:9/', id: 'evt_1', timestampS: 1, body: '{}', key: Buffer.alloc(32) }, new AbortController().signal);
     expect(answer).to.include({ kind: 'failed' });
     expect(Reflect.get(post, 'worker')).to.equal(undefined);

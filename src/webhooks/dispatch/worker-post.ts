@@ -28,7 +28,11 @@ export class WorkerPost implements WebhookPost {
   private next = 1;
   private closed = false;
 
-  constructor(private readonly settings: PostSettings) {}
+  constructor(
+    private readonly settings: PostSettings,
+    /** Told when the thread dies with requests possibly in flight (they are answered failed). */
+    private readonly onLost: (reason: string) => void = () => undefined,
+  ) {}
 
   send(request: PostRequest, signal: AbortSignal): Promise<PostAnswer> {
     if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
@@ -83,6 +87,7 @@ export class WorkerPost implements WebhookPost {
     const lost = (reason: string) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
+      if (!this.closed) this.onLost(reason);
       for (const n of [...this.pending.keys()]) this.settle(n, { kind: 'failed', message: `the webhook sender thread stopped (${reason})` });
     };
     worker.on('error', (err) => lost(err.message));
