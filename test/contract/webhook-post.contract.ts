@@ -107,6 +107,16 @@ export function webhookPostContract(name: string, make: (settings: PostSettings)
       expect(await post.send(request(), new AbortController().signal)).to.include({ kind: 'answered', status: 200 });
     });
 
+    it('never sends a request whose signal fires right after it was asked for', async () => {
+      const abort = new AbortController();
+      const answer = post.send(request(), abort.signal);
+      abort.abort();
+      expect(await answer).to.deep.equal({ kind: 'aborted' });
+      // A request that did go out shows up at once: nothing came.
+      expect(await post.send(request(), new AbortController().signal)).to.include({ kind: 'answered', status: 200 });
+      expect(rx.requests).to.equal(1);
+    });
+
     it('keeps connections alive between requests', async () => {
       for (let i = 0; i < 20; i++) await post.send(request({ id: `evt_${i}` }), new AbortController().signal);
       expect(rx.received).to.have.length(20);

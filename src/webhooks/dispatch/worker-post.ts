@@ -52,10 +52,17 @@ export class WorkerPost implements WebhookPost {
   }
 
   private flush(): void {
-    const message: ToWorker = { sends: this.sends };
+    const queued = this.sends;
     this.sends = [];
-    // A thread lost since these were queued has answered them already.
-    const live = message.sends.filter(({ n }) => this.pending.has(n));
+    const live: { n: number; request: PostRequest }[] = [];
+    for (const send of queued) {
+      const pending = this.pending.get(send.n);
+      // A thread lost since these were queued has answered them already; a signal that fired
+      // meanwhile was told to the thread before these could reach it.
+      if (!pending) continue;
+      if (pending.signal.aborted) this.settle(send.n, { kind: 'aborted' });
+      else live.push(send);
+    }
     if (live.length > 0) this.worker?.postMessage({ sends: live } satisfies ToWorker);
   }
 
