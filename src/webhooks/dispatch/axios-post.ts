@@ -28,8 +28,10 @@ const DRAIN_LIMIT = 64 * 1024;
 export class AxiosPost implements WebhookPost {
   private readonly agent;
   private readonly http: AxiosInstance;
+  private readonly timeoutMs: number;
 
   constructor(settings: PostSettings) {
+    this.timeoutMs = settings.timeoutMs;
     this.agent = createOutboundAgent({ allowPrivate: settings.allowPrivate, connectionsPerOrigin: settings.perHost, timeoutMs: settings.timeoutMs });
     this.http = leanAxios({
       adapter: undiciAdapter(this.agent),
@@ -47,6 +49,7 @@ export class AxiosPost implements WebhookPost {
 
   async send(request: PostRequest, signal: AbortSignal): Promise<PostAnswer> {
     const key = Buffer.from(request.key.buffer, request.key.byteOffset, request.key.byteLength);
+    const started = performance.now();
     try {
       // request() rather than post(): post merges its arguments into a config first, one more
       // pass over every setting on each attempt.
@@ -57,8 +60,13 @@ export class AxiosPost implements WebhookPost {
         headers: signedHeaders(key, request.id, request.timestampS, request.body),
         signal,
       });
-      // A receiver that answered and then broke its body off has still answered.
-      const excerpt = await drain(res.data, res.status >= 300).catch(() => '');
+      // A receiver that answered and then broke its body off has still answered. Reading the
+      // rest shares the attempt's time limit: a body trickled in byte by byte must not hold a
+      // connection (and the thread's watch, see WorkerPost) past it.
+      const cutOff = setTimeout(() => res.data.destroy(), Math.max(0, this.timeoutMs - (performance.now() - started)));
+      const excerpt = await drain(res.data, res.status >= 300)
+        .catch(() => '')
+        .finally(() => clearTimeout(cutOff));
       const retryAfter = res.headers['retry-after'];
       return { kind: 'answered', status: res.status, excerpt, ...(typeof retryAfter === 'string' ? { retryAfter } : {}) };
     } catch (err) {
