@@ -35,6 +35,29 @@ describe('WorkerPost', function () {
     }
   });
 
+  it('answers failed what a thread that stopped answering holds, ends it, and goes on with a new one', async () => {
+    const rx = await new Receiver().start();
+    const lost: string[] = [];
+    // The thread's own timeout is far off: only the watch can answer the hanging request.
+    const post = new WorkerPost({ ...POST_SETTINGS, timeoutMs: 60_000 }, (reason) => lost.push(reason), { everyMs: 50, afterMs: 1500 });
+    try {
+      rx.respond = () => 'hang';
+      const request = { url: rx.url, id: 'evt_1', timestampS: 1, body: '{}', key: Buffer.alloc(32) };
+      const started = Date.now();
+      const answer = await post.send(request, new AbortController().signal);
+      expect(answer).to.include({ kind: 'failed' });
+      expect((answer as { message: string }).message).to.match(/stopped answering/);
+      expect(Date.now() - started).to.be.within(1450, 5000);
+      expect(lost).to.deep.equal(['it stopped answering']);
+
+      rx.respond = () => 200;
+      expect(await post.send(request, new AbortController().signal)).to.include({ kind: 'answered', status: 200 });
+    } finally {
+      await post.close();
+      await rx.stop();
+    }
+  });
+
   it('answers failed after close, without a thread', async () => {
     const lost: string[] = [];
     const post = new WorkerPost(POST_SETTINGS, (reason) => lost.push(reason));

@@ -6,6 +6,15 @@ import type { FromWorker, ToWorker } from './post-worker.js';
 interface Pending {
   resolve(answer: PostAnswer): void;
   signal: AbortSignal;
+  /** When it was asked for (performance.now()). */
+  at: number;
+}
+
+export interface StallWatch {
+  /** How often the oldest request in flight is looked at. */
+  everyMs: number;
+  /** A request unanswered for this long means the thread has stopped answering. */
+  afterMs: number;
 }
 
 /**
@@ -27,12 +36,19 @@ export class WorkerPost implements WebhookPost {
   private sends: { n: number; request: PostRequest }[] = [];
   private next = 1;
   private closed = false;
+  private watchdog: NodeJS.Timeout | undefined;
+
+  private readonly stall: StallWatch;
 
   constructor(
     private readonly settings: PostSettings,
     /** Told when the thread dies with requests possibly in flight (they are answered failed). */
     private readonly onLost: (reason: string) => void = () => undefined,
-  ) {}
+    /** Default: every second, 5 s past the request timeout the thread applies itself. */
+    stall?: StallWatch,
+  ) {
+    this.stall = stall ?? { everyMs: 1_000, afterMs: settings.timeoutMs + 5_000 };
+  }
 
   send(request: PostRequest, signal: AbortSignal): Promise<PostAnswer> {
     if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
@@ -41,13 +57,17 @@ export class WorkerPost implements WebhookPost {
     const n = this.next++;
     if (this.pending.size === 0) worker.ref();
     this.watch(signal).add(n);
-    const answer = new Promise<PostAnswer>((resolve) => this.pending.set(n, { resolve, signal }));
-    if (this.sends.push({ n, request }) === 1) queueMicrotask(() => this.flush());
+    const answer = new Promise<PostAnswer>((resolve) => this.pending.set(n, { resolve, signal, at: performance.now() }));
+    // The key alone: a Buffer decoded from base64 is a slice of Node's shared pool, and sending it
+    // would copy the whole pool block (other small buffers with it) to the thread.
+    const own = { ...request, key: Uint8Array.from(request.key) };
+    if (this.sends.push({ n, request: own }) === 1) queueMicrotask(() => this.flush());
     return answer;
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.watchdog);
     await this.worker?.terminate();
   }
 
@@ -91,24 +111,40 @@ export class WorkerPost implements WebhookPost {
     worker.on('message', (message: FromWorker) => {
       for (const { n, answer } of message.answers) this.settle(n, answer);
     });
-    const lost = (reason: string) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      if (!this.closed) this.onLost(reason);
-      for (const n of [...this.pending.keys()]) this.settle(n, { kind: 'failed', message: `the webhook sender thread stopped (${reason})` });
-    };
-    worker.on('error', (err) => lost(err.message));
-    worker.on('exit', (code) => lost(`exit code ${code}`));
+    worker.on('error', (err) => this.lose(worker, err.message));
+    worker.on('messageerror', (err) => this.lose(worker, `unreadable answer: ${err.message}`));
+    worker.on('exit', (code) => this.lose(worker, `exit code ${code}`));
     worker.unref();
     this.worker = worker;
+    this.watchdog ??= setInterval(() => this.watchStalls(), this.stall.everyMs).unref();
     return worker;
+  }
+
+  /** What the thread had in flight is answered failed (retried later), and the thread is ended. */
+  private lose(worker: Worker, reason: string): void {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    void worker.terminate();
+    for (const n of [...this.pending.keys()]) this.settle(n, { kind: 'failed', message: `the webhook sender thread stopped (${reason})` });
+    if (!this.closed) this.onLost(reason);
+  }
+
+  /**
+   * Timeouts and aborts are the thread's to apply; a thread that stops answering without dying
+   * (a stuck loop) would hold every lane and every stop behind it. Requests are kept in the order
+   * they were asked for, so the first one is the oldest.
+   */
+  private watchStalls(): void {
+    const oldest = this.pending.values().next().value;
+    if (!oldest || !this.worker || performance.now() - oldest.at < this.stall.afterMs) return;
+    this.lose(this.worker, 'it stopped answering');
   }
 }
 
 /** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
 function startThread(settings: PostSettings): Worker {
   const here = import.meta.url;
-  if (!here.endsWith('.ts')) return new Worker(new URL('./post-worker.js', here), { workerData: settings });
+  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./post-worker.js', here), { workerData: settings });
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./post-worker.ts', here).href;
   const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
