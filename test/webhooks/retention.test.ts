@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { DomainError } from '../../src/domain/errors.js';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
-import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
+import type { Document, DocumentStore } from '../../src/infra/docstore/port.js';
+import { DELIVERIES, HOOKS, statusOf, type DeliveryDoc, type HookDoc } from '../../src/webhooks/deliveries/documents.js';
 import { expectError, newAccount, newInstance, startTestGateway, type TestGateway } from '../support/gateway.js';
 import { phoneSends } from '../support/chats.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
@@ -141,6 +142,33 @@ describe('webhook delivery log retention', function () {
       const [next] = await all();
       expect(next!.seq).to.equal(3);
       expect(JSON.parse(next!.body).seq).to.equal(3);
+    });
+
+    it('raises the seq floor before it removes anything, so a crash in between loses no seq', async () => {
+      h = await open();
+      const a = await h.instance(rx.url, ['Message']);
+      await h.message(a.id, 'old delivered 1');
+      await h.message(a.id, 'old delivered 2');
+      await settled(2);
+      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      const docs: DocumentStore = {
+        batch: (ops, options) => h.docs.batch(ops, options),
+        ping: () => h.docs.ping(),
+        close: () => h.docs.close(),
+        collection: <T extends Document>(name: string) => {
+          const inner = h.docs.collection<T>(name);
+          if (name !== DELIVERIES) return inner;
+          // The process dies as the removal is written.
+          return Object.assign(Object.create(inner) as typeof inner, { deleteMany: () => Promise.reject(new Error('killed')) });
+        },
+      };
+      const swept = await all();
+      await new DeliveryRepo(docs).removeIfFinal(a.id, swept).then(
+        () => expect.fail('the removal should have failed'),
+        () => undefined,
+      );
+      expect(await all()).to.have.length(2);
+      expect((await h.docs.collection<HookDoc>(HOOKS).findOne({ _id: a.id }))!.seq).to.equal(2);
     });
 
     it('never loses a retry by hand to a sweep, whichever comes first', async () => {
