@@ -144,7 +144,7 @@ export class WebhookReactor implements Projection {
 
   /**
    * Whole-document writes keyed by _id only: the store applies them without a query engine,
-   * which is most of the cost of an update operator (the reactor writes two per delivery).
+   * which is most of the cost of an update operator (the reactor writes one per delivery).
    */
   private save(hook: HookDoc): WriteOp {
     if (this.hooks.get(hook._id)?.url !== hook.url || !this.hosts.has(hook._id)) this.hosts.set(hook._id, originOf(hook.url));

@@ -16,7 +16,7 @@ interface Held {
  * Each instance's signing key, opened from the sealed secret in the reactor's fold and kept in
  * memory only (never logged) until the reactor reports a commit that changed the instance's
  * settings (`forget`), so a rotation applies to every attempt after it is committed. Reading the
- * fold on every attempt cost a document decode per delivery: the fold is rewritten on each one.
+ * fold on every attempt cost a document decode and a secret unseal per delivery.
  */
 export class SigningKeys {
   private readonly held = new BoundedMap<string, Held>(CACHE_LIMIT);
