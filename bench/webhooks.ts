@@ -151,6 +151,10 @@ export async function sustained(s: Setup, origin: string): Promise<{ delivered: 
   await drained(origin, appended);
   const elapsed = performance.now() - started;
   const got = await stats(origin);
+  // The next plain loop (this run's "after" baseline) runs on a quiet machine: every projection
+  // has caught up, not only the outbox.
+  const head = await s.events.headPosition();
+  while (!s.runner.hasReached(head)) await new Promise((r) => setTimeout(r, 5));
   return { delivered: (got.count * 1000) / elapsed, recorded: (appended * 1000) / elapsed };
 }
 
