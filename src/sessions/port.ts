@@ -23,7 +23,8 @@ export interface ConnectOptions {
 export interface ConnectionHandlers {
   /**
    * Happenings, in network order. The driver awaits each call before delivering the next, so
-   * the events are stored in the order they happened.
+   * the events are stored in the order they happened; what happened meanwhile may come in the
+   * next call together.
    */
   onEvents(events: SessionEvent[]): Promise<void>;
   /** Pairing material changes (QR strings rotate); ephemeral, never stored. */

@@ -42,6 +42,8 @@ export class SandboxConnection implements NetworkConnection {
   phone: string | undefined;
   // Deliveries run one after another, so the manager stores events in the order they happened.
   private chain: Promise<void> = Promise.resolve();
+  /** Events queued behind the chain that have not started: later deliveries join them. */
+  private waiting: { events: SessionEvent[]; defer: boolean; done: Promise<void> } | undefined;
   private silenced = false;
 
   constructor(
@@ -65,9 +67,20 @@ export class SandboxConnection implements NetworkConnection {
    * later deliveries.
    */
   deliver(events: SessionEvent[], options: DeliverOptions = {}): Promise<void> {
-    return this.enqueue(async () => {
-      if (events.length > 0) await this.handlers.onEvents(events);
+    // While the manager stores one batch (a durable write), what arrives meanwhile goes in the
+    // next one together, in order: one write for many messages instead of one write each.
+    const defer = options.defer === true;
+    if (this.waiting && this.waiting.defer === defer) {
+      this.waiting.events.push(...events);
+      return this.waiting.done;
+    }
+    const batch = { events: [...events], defer, done: Promise.resolve() };
+    batch.done = this.enqueue(async () => {
+      if (this.waiting === batch) this.waiting = undefined;
+      if (batch.events.length > 0) await this.handlers.onEvents(batch.events);
     }, options);
+    this.waiting = batch;
+    return batch.done;
   }
 
   /** Ends the connection from the network's side, after what is already queued. */
@@ -141,6 +154,8 @@ export class SandboxConnection implements NetworkConnection {
   }
 
   private enqueue(work: () => Promise<void>, options: DeliverOptions): Promise<void> {
+    // Whatever is queued after this (a close, a call) must not be overtaken by later events.
+    this.waiting = undefined;
     const run = async () => {
       if (options.defer) await nextTurn();
       if (this.latencyMs > 0) await sleep(this.latencyMs);
