@@ -562,6 +562,16 @@ export function documentStoreContract(
         expect(error).to.be.instanceOf(DuplicateKeyError);
       });
 
+      it('flushes: resolves after writes made without durability, and with nothing pending', async () => {
+        const col = store.collection('f');
+        await col.insertOne({ _id: 'a' });
+        const writes = Promise.all([col.insertOne({ _id: 'b' }), store.batch([{ collection: 'f', op: 'insertOne', doc: { _id: 'c' } }])]);
+        await writes;
+        await store.flush();
+        await store.flush();
+        expect(await col.count()).to.equal(3);
+      });
+
       it('accepts durable writes', async () => {
         const col = store.collection('d');
         await col.insertOne({ _id: 'a' }, { durable: true });
@@ -590,6 +600,7 @@ export function documentStoreContract(
         await rejection(col.find({}));
         await rejection(col.insertOne({ _id: 'after' }));
         await rejection(store.batch([{ collection: 'late', op: 'deleteMany', filter: {} }]));
+        await rejection(store.flush());
       });
     });
   });

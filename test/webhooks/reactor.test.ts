@@ -39,6 +39,7 @@ function failingOnce(inner: DocumentStore): DocumentStore & { failures: number }
     },
     collection: (name) => inner.collection(name),
     ping: () => inner.ping(),
+    flush: () => inner.flush(),
     close: () => inner.close(),
     async batch(ops: WriteOp[], options) {
       const creates = ops.some((o) => o.collection === HOOKS && o.op === 'replaceOne' && (o.doc as HookDoc).seq === 0);

@@ -154,6 +154,7 @@ describe('webhook delivery log retention', function () {
       const docs: DocumentStore = {
         batch: (ops, options) => h.docs.batch(ops, options),
         ping: () => h.docs.ping(),
+        flush: () => h.docs.flush(),
         close: () => h.docs.close(),
         collection: <T extends Document>(name: string) => {
           const inner = h.docs.collection<T>(name);

@@ -79,6 +79,12 @@ export interface DocumentStore {
    * A DuplicateKeyError in any op aborts the whole batch (embedded).
    */
   batch(ops: WriteOp[], options?: WriteOptions): Promise<void>;
+  /**
+   * Resolves once every write acknowledged before the call is on disk, as if each had been made
+   * `durable`. Lets a caller act on a committed write (others read it already) while its fsync
+   * is still under way, and wait for both.
+   */
+  flush(): Promise<void>;
   /** True when the backend answers (for GET /ready). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -58,6 +58,10 @@ class CountingDocumentStore implements DocumentStore {
     return this.inner.batch(ops, options);
   }
 
+  flush(): Promise<void> {
+    return this.inner.flush();
+  }
+
   ping(): Promise<boolean> {
     return this.inner.ping();
   }

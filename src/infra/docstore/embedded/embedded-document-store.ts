@@ -59,6 +59,13 @@ export class EmbeddedDocumentStore implements DocumentStore {
     }, options);
   }
 
+  async flush(): Promise<void> {
+    this.assertOpen();
+    // With overlappingSync a commit is acknowledged before its fsync; `flushed` waits for the
+    // fsync of everything committed so far.
+    await this.root.flushed;
+  }
+
   async ping(): Promise<boolean> {
     return this.closing === undefined;
   }
