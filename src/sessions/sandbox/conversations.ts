@@ -11,8 +11,12 @@ const BY_SEQ = { sort: { seq: 1 as const } };
 export class Conversations {
   constructor(private readonly state: SandboxState) {}
 
+  /**
+   * Stores a new message and resolves once it is committed (readable), not yet on disk: the
+   * caller waits for the disk (`state.docs.flush()`) while it hands the message on.
+   */
   append(message: MessageDoc): Promise<void> {
-    return this.state.messages.insertOne(message, DURABLE);
+    return this.state.messages.insertOne(message);
   }
 
   /** What the phone received, oldest first. */

@@ -62,8 +62,10 @@ export class Messaging {
     };
     if (route.group !== undefined) message.group = route.group;
     if (route.replyTo !== undefined) message.reply_to = route.replyTo;
+    // Readable before any instance hears of it (an instance may mark it read at once); on disk
+    // by the time the sender is answered, its fsync running while the instances store their events.
     await this.conversations.append(message);
-    await this.fanOut(message, origin);
+    await Promise.all([this.state.docs.flush(), this.fanOut(message, origin)]);
     return message;
   }
 
