@@ -23,6 +23,7 @@ describe('simple filters (decided without compiling a query)', () => {
       for (const field of ['a', 'b']) {
         if (g.next() < 0.3) continue;
         if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
+        else if (g.next() < 0.25) filter[field] = { $in: Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => g.pick(OPERANDS)) };
         else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
       }
       const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
@@ -36,8 +37,19 @@ describe('simple filters (decided without compiling a query)', () => {
     expect(decided).to.be.greaterThan(1000);
   });
 
+  it('decides $in over scalars, as MongoDB does (no coercion between types)', () => {
+    const test = compileSimpleFilter({ _id: { $in: ['p1', 'p2'] }, n: { $in: [1, true] } })!;
+    expect(test({ _id: 'p2', n: 1 })).to.equal(true);
+    expect(test({ _id: 'p2', n: true })).to.equal(true);
+    expect(test({ _id: 'p3', n: 1 })).to.equal(false);
+    expect(test({ _id: 'p1', n: '1' })).to.equal(false);
+    // An array field matches when an element is listed: the query engine's to decide.
+    expect(test({ _id: ['p1'], n: 1 })).to.equal(undefined);
+    expect(test({ _id: 'p1' })).to.equal(undefined);
+  });
+
   it('leaves dotted paths, logical and other operators, and non-scalar operands to the query engine', () => {
-    for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
+    for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $in: [[1]] } }, { a: { $in: 'a' } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
       expect(compileSimpleFilter(filter as Filter), JSON.stringify(filter)).to.equal(undefined);
     }
   });

@@ -5,7 +5,7 @@ import type { Filter } from '../port.js';
 export type SimpleTest = (doc: Record<string, unknown>) => boolean | undefined;
 
 type Scalar = string | number | boolean;
-type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: Scalar };
+type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: Scalar } | { op: '$in'; operand: Set<Scalar> };
 
 const RANGE_OPS = new Set(['$lt', '$lte', '$gt', '$gte']);
 const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
@@ -13,9 +13,9 @@ const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
 /**
  * The filters projections use on every write, `{_id, field: {$lte: n}}` and the like, decided
  * without compiling a query: top-level fields only, equality with a string, finite number or
- * boolean, and range comparisons with finite numbers. A document whose field holds anything
- * else (missing, null, an array, an object, another type) is left to the query engine, which has
- * MongoDB's rules for those. Answers undefined for any other filter.
+ * boolean, `$in` a non-empty list of those, and range comparisons with finite numbers. A document
+ * whose field holds anything else (missing, null, an array, an object, another type) is left to
+ * the query engine, which has MongoDB's rules for those. Answers undefined for any other filter.
  */
 export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
   const conditions: [field: string, condition: Condition][] = [];
@@ -31,16 +31,26 @@ export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
     if (Object.keys(value).length === 0) return undefined;
     for (const op in value) {
       const operand = (value as Record<string, unknown>)[op];
+      if (op === '$in') {
+        if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar)) return undefined;
+        conditions.push([field, { op, operand: new Set(operand) }]);
+        continue;
+      }
       if (!ALL_OPS.has(op) || !isScalar(operand)) return undefined;
       if (RANGE_OPS.has(op) && typeof operand !== 'number') return undefined;
-      conditions.push([field, { op: op as Condition['op'], operand }]);
+      conditions.push([field, { op: op as Exclude<Condition['op'], '$in'>, operand }]);
     }
   }
   return (doc) => {
-    for (const [field, { op, operand }] of conditions) {
+    for (const [field, condition] of conditions) {
       const actual = doc[field];
-      if (typeof actual !== typeof operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
-      if (!holds(op, actual as Scalar, operand)) return false;
+      if (condition.op === '$in') {
+        if (!isScalar(actual)) return undefined;
+        if (!condition.operand.has(actual)) return false;
+        continue;
+      }
+      if (typeof actual !== typeof condition.operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
+      if (!holds(condition.op, actual as Scalar, condition.operand)) return false;
     }
     return true;
   };
@@ -60,7 +70,7 @@ export function compileMatcher(filter: Filter): (doc: Record<string, unknown>) =
   };
 }
 
-function holds(op: Condition['op'], a: Scalar, b: Scalar): boolean {
+function holds(op: Exclude<Condition['op'], '$in'>, a: Scalar, b: Scalar): boolean {
   switch (op) {
     case '$eq':
       return a === b;
