@@ -179,6 +179,8 @@ export async function benchWebhooks(): Promise<void> {
   let parallel = 0;
   /** The plain loop once more; the receiver's counters start again after it. */
   const plainLoop = async () => {
+    // Writes still being flushed and indexed in the background settle first.
+    await new Promise((r) => setTimeout(r, 1000));
     const value = await baselineLoop(hookUrl, sample, THROUGHPUT_MS, 1);
     await stats(receiver.origin);
     report({ name: 'webhooks plain undici.request keep-alive POST loop (baseline)', value, unit: 'req/s' });
