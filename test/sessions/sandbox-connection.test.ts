@@ -8,7 +8,7 @@ const presence = (n: number): SessionEvent => ({ type: 'PresenceUpdated', data: 
 
 describe('sandbox connection: delivering events to the manager', () => {
   /** Handlers whose onEvents stays pending until the test releases it. */
-  function harness() {
+  function harness(latencyMs = 0) {
     const log: string[] = [];
     const releases: (() => void)[] = [];
     const conn = new SandboxConnection(
@@ -24,7 +24,7 @@ describe('sandbox connection: delivering events to the manager', () => {
         onClose: (close) => void log.push(`close ${close.reason}`),
       },
       {} as ConnectionActions,
-      0,
+      latencyMs,
     );
     const settle = async () => {
       for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
@@ -51,6 +51,22 @@ describe('sandbox connection: delivering events to the manager', () => {
     releases[1]!();
     await Promise.all([second, third]);
     expect(done).to.deep.equal([1, 2, 3]);
+  });
+
+  it('gives events that arrive during a batch\'s network latency their own latency', async () => {
+    const { conn, log, releases } = harness(40);
+    const started = Date.now();
+    const first = conn.deliver([presence(1)]);
+    await new Promise((r) => setTimeout(r, 10));
+    const second = conn.deliver([presence(2)]).then(() => Date.now() - started);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(log).to.deep.equal(['events 1']);
+    releases[0]!();
+    await first;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(log).to.deep.equal(['events 1', 'events 2']);
+    releases[1]!();
+    expect(await second).to.be.at.least(80);
   });
 
   it('never lets later events overtake a close queued before them', async () => {

@@ -75,10 +75,16 @@ export class SandboxConnection implements NetworkConnection {
       return this.waiting.done;
     }
     const batch = { events: [...events], defer, done: Promise.resolve() };
-    batch.done = this.enqueue(async () => {
-      if (this.waiting === batch) this.waiting = undefined;
-      if (batch.events.length > 0) await this.handlers.onEvents(batch.events);
-    }, options);
+    batch.done = this.enqueue(
+      async () => {
+        if (batch.events.length > 0) await this.handlers.onEvents(batch.events);
+      },
+      options,
+      // Closed once its turn comes, before the latency wait: later events wait their own.
+      () => {
+        if (this.waiting === batch) this.waiting = undefined;
+      },
+    );
     this.waiting = batch;
     return batch.done;
   }
@@ -153,10 +159,11 @@ export class SandboxConnection implements NetworkConnection {
     this.actions.end(this);
   }
 
-  private enqueue(work: () => Promise<void>, options: DeliverOptions): Promise<void> {
+  private enqueue(work: () => Promise<void>, options: DeliverOptions, onTurn?: () => void): Promise<void> {
     // Whatever is queued after this (a close, a call) must not be overtaken by later events.
     this.waiting = undefined;
     const run = async () => {
+      onTurn?.();
       if (options.defer) await nextTurn();
       if (this.latencyMs > 0) await sleep(this.latencyMs);
       if (!this.silenced) await work();
