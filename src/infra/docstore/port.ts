@@ -82,7 +82,8 @@ export interface DocumentStore {
   /**
    * Resolves once every write acknowledged before the call is on disk, as if each had been made
    * `durable`. Lets a caller act on a committed write (others read it already) while its fsync
-   * is still under way, and wait for both.
+   * is still under way, and wait for both. During and after close it resolves once the store is
+   * closed (closing writes everything out).
    */
   flush(): Promise<void>;
   /** True when the backend answers (for GET /ready). */

@@ -60,7 +60,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   async flush(): Promise<void> {
-    this.assertOpen();
+    // Closing flushes everything (a caller racing a shutdown is answered once that is done).
+    if (this.closing) return this.closing;
     // With overlappingSync a commit is acknowledged before its fsync; `flushed` waits for the
     // fsync of everything committed so far.
     await this.root.flushed;
