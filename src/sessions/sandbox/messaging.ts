@@ -64,6 +64,9 @@ export class Messaging {
     if (route.replyTo !== undefined) message.reply_to = route.replyTo;
     // Readable before any instance hears of it (an instance may mark it read at once); on disk
     // by the time the sender is answered, its fsync running while the instances store their events.
+    // An OS crash in between (a process crash keeps a commit: the kernel has it) could leave an
+    // instance with a message the simulated network forgot; the sender was not answered then, and
+    // the gateway's own record, the instance's event, is the one that must survive.
     await this.conversations.append(message);
     await Promise.all([this.state.docs.flush(), this.fanOut(message, origin)]);
     return message;
