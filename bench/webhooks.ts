@@ -99,6 +99,8 @@ async function baselineLoop(url: string, body: string, durationMs: number, worke
 
 interface Setup {
   instances: string[];
+  /** Names of the projections the runner runs. */
+  projections: string[];
   happen(instanceId: string): Promise<unknown>;
   runner: ProjectionRunner;
   events: EmbeddedEventStore;
@@ -126,6 +128,7 @@ export async function setup(hookUrl: string, all: boolean): Promise<Setup> {
   let counter = 0;
   return {
     instances,
+    projections: [...readModels, ...webhooks.projections].map((p) => p.name),
     runner,
     events,
     happen: (instanceId) => recorder.record(instanceId, 'bench', [{ type: 'MessageReceived', data: { message: message(++counter), upsert: 'notify' } }]),
@@ -153,8 +156,7 @@ export async function sustained(s: Setup, origin: string): Promise<{ delivered: 
   const got = await stats(origin);
   // The next plain loop (this run's "after" baseline) runs on a quiet machine: every projection
   // has caught up, not only the outbox.
-  const head = await s.events.headPosition();
-  while (!s.runner.hasReached(head)) await new Promise((r) => setTimeout(r, 5));
+  if (!(await s.runner.waitFor(await s.events.headPosition(), s.projections, 120_000))) throw new Error('the projections did not catch up');
   return { delivered: (got.count * 1000) / elapsed, recorded: (appended * 1000) / elapsed };
 }
 
@@ -163,6 +165,8 @@ async function backlog(s: Setup, origin: string, count: number): Promise<number>
   for (let i = 0; i < count; i += s.instances.length) await Promise.all(s.instances.map((id) => s.happen(id)));
   const total = Math.ceil(count / s.instances.length) * s.instances.length;
   if (!(await s.runner.waitFor(await s.events.headPosition(), ['webhooks'], 120_000))) throw new Error('the outbox did not fill');
+  // As before each plain loop: the fill's writes finish flushing and indexing first.
+  await new Promise((r) => setTimeout(r, 1000));
   await stats(origin);
   const started = performance.now();
   await s.startDispatcher();
