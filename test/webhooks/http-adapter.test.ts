@@ -24,6 +24,11 @@ describe('axios adapter over undici', () => {
         if (req.url?.startsWith('/slow')) return void setTimeout(() => res.end('late'), 300);
         if (req.url?.startsWith('/missing')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}');
         if (req.url?.startsWith('/bytes')) return void res.end(Buffer.from([1, 2, 3]));
+        if (req.url?.startsWith('/trickle')) {
+          res.writeHead(200);
+          const timer = setInterval(() => res.write('x'), 20);
+          return void res.on('close', () => clearInterval(timer));
+        }
         res.writeHead(200, { 'content-type': 'application/json', 'x-echo': 'yes' }).end(JSON.stringify({ ok: true, url: req.url }));
       });
     });
@@ -73,6 +78,23 @@ describe('axios adapter over undici', () => {
     const pending = http.get(`${base}/slow`, { signal: controller.signal }).catch((e: unknown) => e);
     setTimeout(() => controller.abort(), 20);
     expect(axios.isCancel(await pending)).to.equal(true);
+  });
+
+  it('ends a streamed answer whose body outlasts the timeout, or whose signal fires, with the same errors', async () => {
+    const read = async (stream: AsyncIterable<Buffer>) => {
+      for await (const _ of stream) void _;
+    };
+    const started = Date.now();
+    const slow = await http.get(`${base}/trickle`, { responseType: 'stream', timeout: 150 });
+    const timedOut = await read(slow.data as AsyncIterable<Buffer>).catch((e: unknown) => e);
+    expect(timedOut).to.be.instanceOf(AxiosError);
+    expect((timedOut as AxiosError).code).to.equal('ECONNABORTED');
+    expect(Date.now() - started).to.be.within(140, 2000);
+
+    const controller = new AbortController();
+    const watched = await http.get(`${base}/trickle`, { responseType: 'stream', signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    expect(axios.isCancel(await read(watched.data as AsyncIterable<Buffer>).catch((e: unknown) => e))).to.equal(true);
   });
 
   it('returns bytes for arraybuffer and a stream for stream', async () => {

@@ -17,8 +17,8 @@ import { BoundedMap } from '../bounded-map.js';
  * which keeps connections alive per origin and costs a fraction of axios's own http adapter.
  *
  * Supported: absolute URLs (or baseURL + url, params), string/Buffer/ArrayBuffer/typed array/
- * stream bodies, timeout, signal and cancelToken, basic auth, responseType text/json/arraybuffer/
- * stream, maxContentLength, maxBodyLength, validateStatus. Redirects are not followed and
+ * stream bodies, timeout, signal and cancelToken (both also end a streamed answer's body), basic
+ * auth, responseType text/json/arraybuffer/stream, maxContentLength, maxBodyLength, validateStatus. Redirects are not followed and
  * nothing is decompressed: the adapter never asks for either.
  */
 export function undiciAdapter(dispatcher: Dispatcher): AxiosAdapter {
@@ -50,9 +50,10 @@ async function send(dispatcher: Dispatcher, config: InternalAxiosRequestConfig):
     throw toAxiosError(err, abort, config, request);
   }
 
+  let streaming = false;
   try {
     const data = config.responseType === 'stream' ? answer.body : await readBody(answer.body, config, request);
-    return settle({
+    const response = settle({
       data,
       status: answer.statusCode,
       statusText: STATUS_CODES[answer.statusCode] ?? '',
@@ -60,12 +61,16 @@ async function send(dispatcher: Dispatcher, config: InternalAxiosRequestConfig):
       config,
       request,
     });
+    streaming = data === answer.body;
+    return response;
   } catch (err) {
     answer.body.destroy();
     throw err instanceof AxiosError ? err : toAxiosError(err, abort, config, request);
   } finally {
-    // A stream's reader owns the rest of its life; everything else is fully read by now.
-    stopWatching();
+    // A streamed body stays under the timeout and the signal until its reader is done with it
+    // (undici destroys it with the abort's reason); anything else is fully read by now.
+    if (streaming && !answer.body.closed) answer.body.once('close', stopWatching);
+    else stopWatching();
   }
 }
 
@@ -123,11 +128,10 @@ function requestBody(config: InternalAxiosRequestConfig, request: object): Body 
   return bytes;
 }
 
-const TIMED_OUT = Symbol('timed out');
 
 /** Wires timeout, signal and cancelToken to one AbortController; returns the un-wiring. */
 function watchCancellation(config: InternalAxiosRequestConfig, abort: AbortController, request: object): () => void {
-  const timer = config.timeout ? setTimeout(() => abort.abort(TIMED_OUT), config.timeout) : undefined;
+  const timer = config.timeout ? setTimeout(() => abort.abort(timeoutError(config, request)), config.timeout) : undefined;
   const signal = config.signal;
   const onAbort = () => abort.abort(new CanceledError(undefined, config, request));
   if (signal?.aborted) onAbort();
@@ -139,14 +143,15 @@ function watchCancellation(config: InternalAxiosRequestConfig, abort: AbortContr
   };
 }
 
+function timeoutError(config: InternalAxiosRequestConfig, request: object): AxiosError {
+  const message = config.timeoutErrorMessage ?? `timeout of ${config.timeout}ms exceeded`;
+  const code = config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
+  return new AxiosError(message, code, config, request);
+}
+
 function toAxiosError(err: unknown, abort: AbortController, config: InternalAxiosRequestConfig, request: object): AxiosError {
   if (abort.signal.aborted) {
     const reason: unknown = abort.signal.reason;
-    if (reason === TIMED_OUT) {
-      const message = config.timeoutErrorMessage ?? `timeout of ${config.timeout}ms exceeded`;
-      const code = config.transitional?.clarifyTimeoutError ? AxiosError.ETIMEDOUT : AxiosError.ECONNABORTED;
-      return new AxiosError(message, code, config, request);
-    }
     if (reason instanceof AxiosError) return reason;
     return new CanceledError(undefined, config, request);
   }
