@@ -6,13 +6,13 @@ import type { RecordedEvent } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
 import {
-  DELIVERIES,
   HOOKS,
   deliveryId,
   ensureDeliveryIndexes,
   type DeliveryDoc,
   type HookDoc,
 } from '../../webhooks/deliveries/documents.js';
+import { DeliveryRepo } from '../../webhooks/deliveries/delivery-repo.js';
 import { saveOp } from '../../webhooks/deliveries/outcomes.js';
 import { occurredAt, type Projection } from '../projection.js';
 
@@ -84,7 +84,8 @@ export class WebhookReactor implements Projection {
     const saved = await docs.collection<HookDoc>(HOOKS).find({});
     // A hook's seq is written with its settings only; the deliveries committed since carry the
     // rest (same batch as the checkpoint), and the retention sweep raises it before it removes any.
-    for (const hook of saved) hook.seq = Math.max(hook.seq, await lastSeq(docs, hook._id));
+    const log = new DeliveryRepo(docs);
+    for (const hook of saved) hook.seq = Math.max(hook.seq, await log.lastSeq(hook._id));
     this.hooks = new Map(saved.map((h) => [h._id, h]));
     this.hosts = new Map(saved.map((h) => [h._id, originOf(h.url)]));
     this.memo.clear();
@@ -203,12 +204,6 @@ export class WebhookReactor implements Projection {
       queued: delivery,
     };
   }
-}
-
-/** The highest seq among the instance's recorded deliveries (0 for none), off the `log` index. */
-async function lastSeq(docs: DocumentStore, instanceId: string): Promise<number> {
-  const [newest] = await docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId }, { sort: { seq: -1 }, limit: 1 });
-  return newest?.seq ?? 0;
 }
 
 function originOf(url: string): string {

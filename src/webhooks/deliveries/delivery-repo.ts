@@ -41,6 +41,12 @@ export class DeliveryRepo {
     return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
+  /** The highest seq among the instance's recorded deliveries (0 for none), off the `log` index. */
+  async lastSeq(instanceId: string): Promise<number> {
+    const [newest] = await this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId }, { sort: { seq: -1 }, limit: 1 });
+    return newest?.seq ?? 0;
+  }
+
   /** One host's retrying deliveries, earliest due first. */
   hostRetries(host: string, limit: number): Promise<DeliveryDoc[]> {
     return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ retry_host: host }, { sort: { due_ms: 1 }, limit });
