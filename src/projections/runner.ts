@@ -67,9 +67,9 @@ export class ProjectionRunner {
     return (names ?? this.projections.map((p) => p.name)).every((n) => this.position(n) >= position);
   }
 
-  /** Resolves true once the named projections pass `position`, false after `timeoutMs`. */
-  async waitFor(position: bigint, names: readonly string[], timeoutMs: number): Promise<boolean> {
-    const pending = names.filter((n) => this.position(n) < position);
+  /** Resolves true once the named projections (undefined: all) pass `position`, false after `timeoutMs`. */
+  async waitFor(position: bigint, names: readonly string[] | undefined, timeoutMs: number): Promise<boolean> {
+    const pending = (names ?? this.projections.map((p) => p.name)).filter((n) => this.position(n) < position);
     if (pending.length === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));

@@ -62,6 +62,9 @@ describe('ProjectionRunner', () => {
       // One event per batch: each is committed before the next is appended.
       expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
     }
+    // Without names it waits for every projection; none passes a position not yet written.
+    expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
+    expect(await runner.waitFor(head + 1n, undefined, 100)).to.equal(false);
     const idleBatches = batches.filter((b) => b.length === 1 && b[0] === 'checkpoints').length;
     const tickBatches = batches.filter((b) => b.includes('ticks')).length;
     expect(tickBatches).to.equal(30);
