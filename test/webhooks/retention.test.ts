@@ -59,6 +59,14 @@ describe('webhook delivery log retention', function () {
         return docs.length === n && docs.every((d) => d.attempts >= 1 && d.state !== 'queued');
       }, `${n} attempted deliveries`);
     const text = (d: DeliveryDoc) => JSON.parse(d.body).event.Message.conversation as string;
+    /** An instance that got these messages, each attempted and its outcome written. */
+    const settledInstance = async (...texts: string[]) => {
+      const instance = await h.instance(rx.url, ['Message']);
+      for (const t of texts) await h.message(instance.id, t);
+      await settled(texts.length);
+      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      return instance;
+    };
 
     /** The delivery log route, called as the router calls it. */
     const log = async (instanceId: string, status?: string) => {
@@ -126,11 +134,7 @@ describe('webhook delivery log retention', function () {
 
     it('never hands out a removed seq again, even once all of an instance is swept and the gateway restarted', async () => {
       h = await open();
-      const a = await h.instance(rx.url, ['Message']);
-      await h.message(a.id, 'old delivered 1');
-      await h.message(a.id, 'fail old 2');
-      await settled(2);
-      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      const a = await settledInstance('old delivered 1', 'fail old 2');
       clock.advance(31 * DAY_MS);
       expect(await h.webhooks.retention.sweep()).to.deep.equal({ removed: 2 });
       expect(await all()).to.deep.equal([]);
@@ -146,11 +150,7 @@ describe('webhook delivery log retention', function () {
 
     it('raises the seq floor before it removes anything, so a crash in between loses no seq', async () => {
       h = await open();
-      const a = await h.instance(rx.url, ['Message']);
-      await h.message(a.id, 'old delivered 1');
-      await h.message(a.id, 'old delivered 2');
-      await settled(2);
-      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      const a = await settledInstance('old delivered 1', 'old delivered 2');
       const docs: DocumentStore = {
         batch: (ops, options) => h.docs.batch(ops, options),
         ping: () => h.docs.ping(),
@@ -175,11 +175,7 @@ describe('webhook delivery log retention', function () {
     it('never loses a retry by hand to a sweep, whichever comes first', async () => {
       h = await open();
       const repo = new DeliveryRepo(h.docs);
-      const a = await h.instance(rx.url, ['Message']);
-      await h.message(a.id, 'fail then retried');
-      await h.message(a.id, 'fail then swept and retried');
-      await settled(2);
-      await waitFor(() => h.webhooks.dispatcher.busy === 0, 'the outcomes settled');
+      const a = await settledInstance('fail then retried', 'fail then swept and retried');
       clock.advance(31 * DAY_MS);
       // The receiver now keeps the retries pending.
       rx.respond = () => 503;
