@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import type { ApiDeps } from './deps.js';
+import { methodNotAllowed } from './middleware/method-not-allowed.js';
 import { requestContext } from './middleware/request-context.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
@@ -38,6 +39,7 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }:
   const app = new Koa({ proxy: false });
   app.silent = true;
   app.use(requestContext(logger));
+  app.use(methodNotAllowed(routes));
   app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES)));
   return app;
 }

@@ -6,6 +6,7 @@ const STATUS: Record<ErrorType | 'internal', number> = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   not_connected: 409,
   payload_too_large: 413,
@@ -20,8 +21,20 @@ export interface HttpError {
   headers: Record<string, string>;
 }
 
+/** A path that exists, asked with a method it does not take; `allow` lists the ones it does. */
+export class MethodNotAllowed extends DomainError {
+  constructor(readonly allow: readonly string[]) {
+    super('method_not_allowed', `this path takes ${allow.join(', ')}`);
+  }
+}
+
 /** The one place where errors become HTTP answers. */
 export function toHttpError(err: unknown): HttpError {
+  if (err instanceof MethodNotAllowed) {
+    const answer = build(err.type, err.message);
+    answer.headers.allow = err.allow.join(', ');
+    return answer;
+  }
   if (err instanceof DomainError) return build(err.type, err.message, err.details, err.retryAfterSeconds);
   const status = (err as { status?: unknown; statusCode?: unknown }).status ?? (err as { statusCode?: unknown }).statusCode;
   // Body-parser errors carry their status: a malformed or oversized body is the client's.

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
-import { Validator } from './validation.js';
+import { boundedParams, checkDepth, Validator } from './validation.js';
 
 /** What a route without a query schema receives as its query. */
 const NO_INPUT = Object.freeze({});
@@ -29,14 +29,18 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
     });
 
     router[route.method](koaPath, async (ctx: Context) => {
-      // Credentials first: an anonymous caller learns nothing about bodies or instances.
-      const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? ctx.params.id : undefined;
+      // Path ids are checked before anything is looked up with them: their shape says nothing
+      // about which instances exist, and an unbounded id must never reach a store's index.
+      const pathParams = params ? (params.parse(boundedParams(ctx.params)) as Record<string, string>) : boundedParams(ctx.params);
+      // Credentials next: an anonymous caller learns nothing about bodies or instances.
+      const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? pathParams.id : undefined;
       const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);
       if (takesBody) await parser(ctx, async () => undefined);
+      if (takesBody) checkDepth(ctx.request.body);
       const input = {
         body: body ? body.parse(ctx.request.body ?? {}) : undefined,
         query: query ? query.parse({ ...ctx.query }) : NO_INPUT,
-        params: params ? params.parse({ ...ctx.params }) : { ...ctx.params },
+        params: pathParams,
         principal: principal as Principal,
         instance,
         requestId: ctx.state.requestId as string,

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
-import { DomainError, type ErrorDetail } from '../domain/errors.js';
+import { DomainError, invalidInput, type ErrorDetail } from '../domain/errors.js';
 
 /** A compiled checker that answers 400 naming the first problem of each field. */
 export class Validator<T extends TSchema> {
@@ -82,4 +82,35 @@ function fieldName(where: string, path: string, schema: TSchema, value: unknown)
 
 function structuredCloneSafe(value: unknown): unknown {
   return value === undefined ? undefined : structuredClone(value);
+}
+
+/** Deepest nesting of arrays and objects a body may have; deeper is refused before anything reads it. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Refuses a body nested deeper than MAX_JSON_DEPTH (400). Walked with a stack, not recursion: the
+ * value being measured is the one that could overflow a recursive walker (the validator, the
+ * store's encoder).
+ */
+export function checkDepth(value: unknown): void {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > MAX_JSON_DEPTH) throw invalidInput('body', `nested deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const child of Object.values(current)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+}
+
+/** Longest path parameter any route takes; a route's own schema may bound it tighter. */
+export const MAX_PATH_PARAM = 256;
+
+/** The path parameters as given, refused (400) when any is longer than MAX_PATH_PARAM. */
+export function boundedParams(raw: Record<string, string>): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value.length > MAX_PATH_PARAM) throw invalidInput(name, `must be at most ${MAX_PATH_PARAM} characters`);
+    params[name] = value;
+  }
+  return params;
 }

@@ -5,6 +5,7 @@ export type ErrorType =
   | 'payment_required'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'not_connected'
   | 'payload_too_large'

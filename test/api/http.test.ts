@@ -47,7 +47,7 @@ describe('HTTP conventions', () => {
 
   it('answers unknown routes with the JSON error shape', async () => {
     expectError(await t.api('GET', '/nope'), 404, 'not_found');
-    expectError(await t.api('PATCH', '/instances/list', { token: owner.jwt }), 404, 'not_found');
+    expectError(await t.api('GET', '/instances/x/nope', { token: owner.jwt }), 404, 'not_found');
   });
 
   it('echoes a request id, or makes one', async () => {

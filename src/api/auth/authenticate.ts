@@ -11,6 +11,8 @@ import type { JwtIssuer } from './jwt.js';
 
 /** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
 const REMEMBERED_TOKENS = 10_000;
+/** Longer than any token we issue; a longer header is refused before it is looked up anywhere. */
+const MAX_TOKEN_LENGTH = 256;
 
 export interface AuthResult {
   principal?: Principal;
@@ -63,6 +65,9 @@ export class Authenticator {
     }
     if (!instanceToken || !clientToken) {
       throw unauthorized('send X-Instance-Token together with X-Client-Token');
+    }
+    if (instanceToken.length > MAX_TOKEN_LENGTH || clientToken.length > MAX_TOKEN_LENGTH) {
+      throw unauthorized('malformed X-Instance-Token or X-Client-Token');
     }
     return this.byTokenPair(instanceToken, clientToken, instanceId);
   }
