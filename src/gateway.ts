@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './api/app.js';
+import { IdempotencyStore, sweepPeriodically } from './api/idempotency/idempotency-store.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, AttemptLimiter } from './api/auth/attempt-limiter.js';
 import { JwtIssuer } from './api/auth/jwt.js';
 import { SignIn } from './api/auth/sign-in.js';
@@ -153,7 +154,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...webhooks.routes,
   ];
 
-  const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
+  const idempotency = new IdempotencyStore(backends.docs, box, clock);
+  await idempotency.setup();
+  const stopSweeping = sweepPeriodically(idempotency, 3600_000, (err) => logger.warn({ err }, 'expired idempotency keys not swept'));
+  const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras, idempotency });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -175,6 +179,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
+      stopSweeping();
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();

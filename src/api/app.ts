@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
+import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import type { ApiDeps } from './deps.js';
 import { methodNotAllowed } from './middleware/method-not-allowed.js';
 import { requestContext } from './middleware/request-context.js';
@@ -21,9 +22,11 @@ export interface AppOptions {
   /** Routes of features that live outside the core (sessions, sandbox, chats...). */
   extraRoutes?: AnyRoute[];
   openApiExtras?: OpenApiExtras;
+  /** Where Idempotency-Key answers are kept (routes flagged `idempotent`). */
+  idempotency: IdempotencyStore;
 }
 
-export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }: AppOptions): Koa {
+export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -40,6 +43,6 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }:
   app.silent = true;
   app.use(requestContext(logger));
   app.use(methodNotAllowed(routes));
-  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES)));
+  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency)));
   return app;
 }

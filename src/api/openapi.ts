@@ -14,6 +14,19 @@ const ERROR_TEXT: Record<number, string> = {
   502: 'upstream failed',
 };
 
+/** The header of routes flagged `idempotent` (CONTRACT.md, Idempotent writes). */
+const IDEMPOTENCY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+  description:
+    'Makes a retry safe: the same key from the same account within 24 hours answers the first answer again ' +
+    '(same status and body, with `Idempotent-Replayed: true`) and has no second effect. The same key with a ' +
+    'different body or route answers 409 `conflict`; while the first request is still running, a repeat answers ' +
+    '409 `conflict` with `Retry-After`. A request that failed changed nothing and frees its key.',
+};
+
 /** Strips TypeBox's symbol keys and ids so the output is plain JSON Schema 2020-12. */
 function plain(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema, (key, value) => (key === '$id' ? undefined : value))) as Record<string, unknown>;
@@ -63,6 +76,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string, extra
     if (route.auth !== 'public') statuses.add(401);
     if (route.auth === 'instance' || route.auth === 'instance_jwt') (statuses.add(403), statuses.add(404));
     if (route.body) statuses.add(413);
+    if (route.idempotent) statuses.add(409);
     for (const status of [...statuses].sort()) {
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? 'error',
@@ -78,7 +92,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string, extra
       tags: [route.tag],
       operationId: `${route.method}${route.path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       security: security(route),
-      parameters: [...params, ...parameters(route.query, 'query')],
+      parameters: [...params, ...parameters(route.query, 'query'), ...(route.idempotent ? [IDEMPOTENCY_PARAMETER] : [])],
       ...(route.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: plain(route.body) } } } }
         : {}),

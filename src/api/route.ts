@@ -59,6 +59,11 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   /** Error statuses this route can answer besides the auth ones. */
   errors?: number[];
   hidden?: boolean;
+  /**
+   * Honours `Idempotency-Key`: a repeat within 24 hours answers the first answer and runs
+   * nothing (api/idempotency). For writes a client may retry after a lost answer.
+   */
+  idempotent?: boolean;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;
 }
 

@@ -3,6 +3,8 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
+import type { IdempotencyStore } from './idempotency/idempotency-store.js';
+import { once, type StoredAnswer } from './idempotency/once.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { boundedParams, checkDepth, Validator } from './validation.js';
 
@@ -10,7 +12,7 @@ import { boundedParams, checkDepth, Validator } from './validation.js';
 const NO_INPUT = Object.freeze({});
 
 /** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
-export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number): Router {
+export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number, idempotency: IdempotencyStore): Router {
   const router = new Router();
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -47,6 +49,17 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
         ip: ctx.ip,
         koa: ctx,
       } as RouteInput<unknown, unknown, unknown>;
+      if (route.idempotent) {
+        const run = async (): Promise<StoredAnswer> => {
+          const answer = await route.handler(input as Parameters<AnyRoute['handler']>[0]);
+          return { status: answer.status ?? route.response.status ?? 200, body: answer.body, headers: answer.headers ?? {} };
+        };
+        const answer = await once(idempotency, ctx, (principal as Principal).accountId, run);
+        ctx.status = answer.status;
+        for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+        ctx.body = answer.body;
+        return;
+      }
       const answer = await route.handler(input as Parameters<AnyRoute['handler']>[0]);
       ctx.status = answer.status ?? route.response.status ?? 200;
       if (answer.headers) for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);

@@ -44,6 +44,7 @@ export function instanceRoutes(deps: ApiDeps) {
     defineRoute({
       method: 'put',
       path: '/instances/create',
+      idempotent: true,
       tag: TAG,
       summary: 'Create an instance; the answer carries its token, shown only here',
       auth: 'jwt',

@@ -12,6 +12,7 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
     defineRoute({
       method: 'post',
       path: '/instances/{id}/chat/send/text',
+      idempotent: true,
       tag: TAG,
       summary: 'Send a text message (409 not_connected when the session is down)',
       auth: 'instance',
@@ -26,6 +27,7 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
     defineRoute({
       method: 'post',
       path: '/instances/{id}/chat/send/buttons',
+      idempotent: true,
       tag: TAG,
       summary: 'Send a button card; where the network will not render buttons, a numbered text fallback is sent and data.fallback (and the X-Fallback header) say so',
       auth: 'instance',
@@ -59,6 +61,7 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
     defineRoute({
       method: 'post',
       path: '/instances/{id}/chat/react',
+      idempotent: true,
       tag: TAG,
       summary: 'React to a message ("" removes the reaction)',
       auth: 'instance',
