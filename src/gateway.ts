@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from './api/app.js';
 import { IdempotencyStore, sweepPeriodically } from './api/idempotency/idempotency-store.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, AttemptLimiter } from './api/auth/attempt-limiter.js';
 import { JwtIssuer } from './api/auth/jwt.js';
 import { SignIn } from './api/auth/sign-in.js';
+import { SignInThrottle } from './api/auth/sign-in-throttle.js';
 import type { ApiDeps } from './api/deps.js';
 import { AccountCommands } from './commands/accounts.js';
 import { CommandHandler } from './commands/command-handler.js';
@@ -98,7 +98,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     signIn: new SignIn(
       accountQueries,
       jwt,
-      { account: new AttemptLimiter(clock, ACCOUNT_POLICY), address: new AttemptLimiter(clock, ADDRESS_POLICY) },
+      new SignInThrottle(clock),
       clock,
       config.SCRYPT_LOG_N,
     ),

@@ -39,7 +39,9 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras, i
   document = buildOpenApi(routes, deps.version, openApiExtras);
 
   const auth = new Authenticator(jwt, deps.accountQueries, deps.instanceQueries, deps.clock);
-  const app = new Koa({ proxy: false });
+  // With TRUST_PROXY the address is the last X-Forwarded-For entry, the one our own proxy wrote;
+  // earlier entries come from the client and would let anyone pick the address it is limited by.
+  const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true;
   app.use(requestContext(logger));
   app.use(methodNotAllowed(routes));

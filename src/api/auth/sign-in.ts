@@ -1,11 +1,10 @@
-import { DomainError, unauthorized } from '../../domain/errors.js';
+import { unauthorized } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomToken, sameHash, tokenHash, verifyPassword } from '../../infra/crypto/secrets.js';
 import type { AccountQueries } from '../../projections/accounts/account-queries.js';
-import type { AttemptLimiter } from './attempt-limiter.js';
+import type { AccountDoc } from '../../projections/accounts/accounts-projection.js';
 import type { JwtIssuer } from './jwt.js';
-
-type Keys = { account: string; address: string };
+import type { Attempt, SignInThrottle } from './sign-in-throttle.js';
 
 /** E-mail/password and client-credential sign-in, both throttled per account and address. */
 export class SignIn {
@@ -14,7 +13,7 @@ export class SignIn {
   constructor(
     private readonly accounts: AccountQueries,
     private readonly jwt: JwtIssuer,
-    private readonly limiters: { account: AttemptLimiter; address: AttemptLimiter },
+    private readonly throttle: SignInThrottle,
     private readonly clock: Clock,
     private readonly scryptLogN: number,
   ) {}
@@ -26,33 +25,36 @@ export class SignIn {
 
   async login(email: string, password: string, ip: string) {
     const normalized = email.trim().toLowerCase();
-    const keys = { account: `login:${normalized}`, address: ip };
-    this.refuseIfBlocked(keys);
-    const account = await this.accounts.byEmail(normalized);
-    const ok = await verifyPassword(password, account?.password_hash ?? (await this.dummy()));
-    if (!account || !ok) return this.failed(keys, 'wrong e-mail or password');
-    this.limiters.account.succeed(keys.account);
-    return this.jwt.issue(account._id, this.clock.now());
+    return this.attempt({ account: `login:${normalized}`, address: ip }, 'wrong e-mail or password', async () => {
+      const account = await this.accounts.byEmail(normalized);
+      const ok = await verifyPassword(password, account?.password_hash ?? (await this.dummy()));
+      return ok ? account : null;
+    });
   }
 
   async token(clientToken: string, clientSecret: string, ip: string) {
-    const keys = { account: `client:${clientToken}`, address: ip };
-    this.refuseIfBlocked(keys);
-    const account = await this.accounts.byClientToken(clientToken);
-    const ok = sameHash(tokenHash(clientSecret), account?.client_secret_hash ?? tokenHash(''));
-    if (!account || !ok) return this.failed(keys, 'wrong client_token or client_secret');
-    this.limiters.account.succeed(keys.account);
+    return this.attempt({ account: `client:${clientToken}`, address: ip }, 'wrong client_token or client_secret', async () => {
+      const account = await this.accounts.byClientToken(clientToken);
+      const ok = sameHash(tokenHash(clientSecret), account?.client_secret_hash ?? tokenHash(''));
+      return ok ? account : null;
+    });
+  }
+
+  /** Reserves the attempt's failure before `check` (the expensive part) runs, then settles it. */
+  private async attempt(attempt: Attempt, wrong: string, check: () => Promise<AccountDoc | null>) {
+    this.throttle.begin(attempt);
+    let account: AccountDoc | null;
+    try {
+      account = await check();
+    } catch (err) {
+      this.throttle.abandon(attempt);
+      throw err;
+    }
+    if (!account) {
+      await this.throttle.fail(attempt);
+      throw unauthorized(wrong);
+    }
+    this.throttle.succeed(attempt);
     return this.jwt.issue(account._id, this.clock.now());
-  }
-
-  private refuseIfBlocked(keys: Keys): void {
-    const wait = Math.max(this.limiters.account.blockedFor(keys.account), this.limiters.address.blockedFor(keys.address));
-    if (wait > 0) throw new DomainError('rate_limited', 'too many failed attempts; try again later', undefined, wait);
-  }
-
-  private async failed(keys: Keys, message: string): Promise<never> {
-    const delay = Math.max(this.limiters.account.fail(keys.account), this.limiters.address.fail(keys.address));
-    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-    throw unauthorized(message);
   }
 }

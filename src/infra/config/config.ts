@@ -11,6 +11,8 @@ export const ConfigSchema = Type.Object({
   MESSAGING_NETWORK: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')], { default: 'baileys' }),
   PUBLIC_URL: Type.Optional(Type.String()),
   ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+  /** Behind a reverse proxy: the client address is the one the nearest proxy appends to X-Forwarded-For. */
+  TRUST_PROXY: Type.Boolean({ default: false }),
   SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
   ID_PREFIX: Type.String({ pattern: '^[0-9A-Za-z]{1,16}$', default: '3E' }),
   TRIAL_DAYS: Type.Integer({ minimum: 0, maximum: 3650, default: 7 }),
