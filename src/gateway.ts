@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { buildApp } from './api/app.js';
 import { IdempotencyStore, sweepPeriodically } from './api/idempotency/idempotency-store.js';
 import { JwtIssuer } from './api/auth/jwt.js';
+import { SecretGenerations } from './api/auth/secret-generations.js';
 import { SignIn } from './api/auth/sign-in.js';
 import { SignInThrottle } from './api/auth/sign-in-throttle.js';
 import type { ApiDeps } from './api/deps.js';
@@ -73,14 +74,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const backends = await openBackends(config);
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
-  const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
+  const accountQueries = new AccountQueries(backends.docs);
+  const generations = new SecretGenerations(accountQueries);
+  const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS, generations);
 
   const instanceQueries = new InstanceQueries(backends.docs);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
+    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
     logger,
   );
   await projections.start();
@@ -88,7 +91,6 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const handler = new CommandHandler(backends.events, ids, clock);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
-  const accountQueries = new AccountQueries(backends.docs);
   const deps: ApiDeps = {
     config,
     clock,

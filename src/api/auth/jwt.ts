@@ -7,7 +7,18 @@ const AUDIENCE = 'gateway-api';
 /** Verified tokens remembered; bounded so a flood of distinct tokens cannot grow memory. */
 const VERIFIED_LIMIT = 10_000;
 
-/** Access tokens for accounts: HS256 with the server's key. */
+/** Which client-secret generation an account is at (SecretGenerations). */
+export interface GenerationView {
+  /** In memory, without waiting; undefined when not known yet. */
+  current(accountId: string): number | undefined;
+  /** From the read model; null when the account does not exist. */
+  load(accountId: string): Promise<number | null>;
+}
+
+/**
+ * Access tokens for accounts: HS256 with the server's key. Each carries (`gen`) the client-secret
+ * generation of its account when it was issued, and dies when the secret is rotated.
+ */
 export class JwtIssuer {
   /** Imported once: jose would import a raw key on every call, which cost more than the HMAC. */
   private readonly cryptoKey: Promise<webcrypto.CryptoKey>;
@@ -15,18 +26,19 @@ export class JwtIssuer {
    * A token is immutable and valid until it expires, so a verified one need not be verified
    * again on the next request; its expiry is still checked against the clock every time.
    */
-  private readonly verified = new BoundedMap<string, { sub: string; exp: number }>(VERIFIED_LIMIT);
+  private readonly verified = new BoundedMap<string, { sub: string; exp: number; gen: number }>(VERIFIED_LIMIT);
 
   constructor(
     key: Uint8Array,
     readonly ttlSeconds: number,
+    private readonly generations: GenerationView,
   ) {
     this.cryptoKey = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
-  async issue(accountId: string, now: Date): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
+  async issue(accountId: string, generation: number, now: Date): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
     const iat = Math.floor(now.getTime() / 1000);
-    const token = await new SignJWT({})
+    const token = await new SignJWT({ gen: generation })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(accountId)
       .setIssuer(ISSUER)
@@ -44,7 +56,10 @@ export class JwtIssuer {
   known(token: string, now: Date): string | null | undefined {
     const known = this.verified.get(token);
     if (!known) return undefined;
-    if (known.exp > Math.floor(now.getTime() / 1000)) return known.sub;
+    const current = this.generations.current(known.sub);
+    // Not in memory (evicted): `verify` reads it.
+    if (current === undefined) return undefined;
+    if (known.exp > Math.floor(now.getTime() / 1000) && known.gen >= current) return known.sub;
     this.verified.delete(token);
     return null;
   }
@@ -58,9 +73,13 @@ export class JwtIssuer {
         audience: AUDIENCE,
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || payload.sub === '' || typeof payload.exp !== 'number') return null;
-      this.verified.set(token, { sub: payload.sub, exp: payload.exp });
-      return payload.sub;
+      const { sub, exp, gen } = payload;
+      // A token without a generation predates them: it cannot be told apart from a revoked one.
+      if (typeof sub !== 'string' || sub === '' || typeof exp !== 'number' || typeof gen !== 'number') return null;
+      const current = this.generations.current(sub) ?? (await this.generations.load(sub));
+      if (current === null || gen < current) return null;
+      this.verified.set(token, { sub, exp, gen });
+      return sub;
     } catch {
       return null;
     }

@@ -55,6 +55,6 @@ export class SignIn {
       throw unauthorized(wrong);
     }
     this.throttle.succeed(attempt);
-    return this.jwt.issue(account._id, this.clock.now());
+    return this.jwt.issue(account._id, account.secret_generation ?? 0, this.clock.now());
   }
 }

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { AccountRegistered, ClientSecretRotated } from '../../domain/account/events.js';
+import { accountStream, type AccountRegistered, type ClientSecretRotated } from '../../domain/account/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
 
@@ -12,7 +12,18 @@ export interface AccountDoc extends Document {
   password_hash: string;
   client_token: string;
   client_secret_hash: string;
+  /** Rises with every client-secret rotation; JWTs carry the one they were issued under. Absent: 0. */
+  secret_generation?: number;
   created_at: string;
+}
+
+/**
+ * The generation a rotation starts: the account stream holds the account's credential changes,
+ * so its revision grows with every rotation (revision 0 is the first rotation, generation 1).
+ */
+export function secretGeneration(streamId: string, revision: bigint): [accountId: string, generation: number] | null {
+  const prefix = accountStream('');
+  return streamId.startsWith(prefix) ? [streamId.slice(prefix.length), Number(revision) + 1] : null;
 }
 
 export const accountsProjection: Projection = {
@@ -36,6 +47,7 @@ export const accountsProjection: Projection = {
           password_hash: d.password_hash,
           client_token: d.client_token,
           client_secret_hash: d.client_secret_hash,
+          secret_generation: 0,
           created_at: occurredAt(event),
         };
         return [{ collection: ACCOUNTS, op: 'replaceOne', filter: { _id: doc._id }, doc, upsert: true }];
@@ -47,7 +59,7 @@ export const accountsProjection: Projection = {
             collection: ACCOUNTS,
             op: 'updateOne',
             filter: { _id: d.account_id },
-            update: { $set: { client_secret_hash: d.client_secret_hash } },
+            update: { $set: { client_secret_hash: d.client_secret_hash, secret_generation: secretGeneration(event.streamId, event.revision)?.[1] ?? 0 } },
           },
         ];
       }
