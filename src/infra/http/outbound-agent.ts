@@ -1,5 +1,7 @@
-import { Agent } from 'undici';
-import { publicOnlyLookup } from './public-lookup.js';
+import { isIP } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+import { isPublicAddress } from './outbound-policy.js';
+import { BlockedAddressError, publicOnlyLookup } from './public-lookup.js';
 
 export interface OutboundAgentOptions {
   /** ALLOW_PRIVATE_TARGETS: skip the connect-time address check (development, tests). */
@@ -11,9 +13,10 @@ export interface OutboundAgentOptions {
 }
 
 /**
- * One keep-alive connection pool per origin for calls made on a tenant's behalf (webhooks, media). Names are
- * resolved through the policy check on every new connection; reused connections were checked
- * when they were opened.
+ * One keep-alive connection pool per origin for calls made on a tenant's behalf (webhooks, media).
+ * Every new connection is checked on the address it dials: a name through the policy lookup, a
+ * literal address (which the socket never looks up) here. Reused connections were checked when
+ * they were opened.
  */
 export function createOutboundAgent(options: OutboundAgentOptions): Agent {
   return new Agent({
@@ -23,8 +26,19 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
     keepAliveMaxTimeout: 60_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect: options.allowPrivate
-      ? { timeout: options.timeoutMs }
-      : { timeout: options.timeoutMs, lookup: publicOnlyLookup },
+    connect: options.allowPrivate ? { timeout: options.timeoutMs } : publicOnlyConnector(options.timeoutMs),
   });
+}
+
+/** undici's connector, refusing a literal address that is not public before any socket opens. */
+export function publicOnlyConnector(timeoutMs: number): buildConnector.connector {
+  const connect = buildConnector({ timeout: timeoutMs, lookup: publicOnlyLookup });
+  return (target, callback) => {
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && !isPublicAddress(host)) {
+      callback(new BlockedAddressError(`${host} is not a public address`), null);
+      return;
+    }
+    connect(target, callback);
+  };
 }
