@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config } from './config/config.js';
 import { ConfigError } from './config/config.js';
 import { lockDataDir } from './data-dir-lock.js';
+import { privateDir, privateTree } from './private-files.js';
 import { EmbeddedDocumentStore } from './docstore/embedded/embedded-document-store.js';
 import type { DocumentStore } from './docstore/port.js';
 import { EmbeddedEventStore } from './eventstore/embedded/embedded-event-store.js';
@@ -20,8 +21,12 @@ export async function openBackends(config: Config): Promise<Backends> {
   }
   const unlock = await lockDataDir(config.DATA_DIR);
   try {
-    const events = await EmbeddedEventStore.open({ path: join(config.DATA_DIR, 'events') });
-    const docs = await EmbeddedDocumentStore.open({ path: join(config.DATA_DIR, 'docs') });
+    // The stores create their files inside folders that are already private, then get 0600 files.
+    const [eventsDir, docsDir] = [join(config.DATA_DIR, 'events'), join(config.DATA_DIR, 'docs')];
+    await Promise.all([privateDir(eventsDir), privateDir(docsDir)]);
+    const events = await EmbeddedEventStore.open({ path: eventsDir });
+    const docs = await EmbeddedDocumentStore.open({ path: docsDir });
+    await Promise.all([privateTree(eventsDir), privateTree(docsDir)]);
     return {
       events,
       docs,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, readFile, realpath, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { privateDir } from './private-files.js';
 
 /** Directories this process holds: a second open from the same process is refused as well. */
 const held = new Set<string>();
@@ -39,14 +40,14 @@ export class DataDirInUseError extends Error {
  */
 export async function lockDataDir(dir: string): Promise<() => Promise<void>> {
   const me: Owner = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
-  await mkdir(dir, { recursive: true });
+  await privateDir(dir);
   // The real path: another name for the same directory (a symlink) is the same directory.
   const key = await realpath(dir);
   if (held.has(key)) throw new DataDirInUseError(dir, me);
   const path = join(dir, 'gateway.lock');
   const aside = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   const mine = JSON.stringify(me);
-  await writeFile(aside, mine);
+  await writeFile(aside, mine, { mode: 0o600 });
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
