@@ -8,8 +8,14 @@ import { BlockedAddressError } from '../infra/http/public-lookup.js';
 export interface MediaSourceOptions {
   /** The network's media hosts (NetworkChoice.mediaHosts): nothing else is ever fetched. */
   allowedHost: (url: URL) => boolean;
-  /** ALLOW_PRIVATE_TARGETS: http and loopback allowed (development, tests, the sandbox). */
+  /** ALLOW_PRIVATE_TARGETS: http and loopback allowed (development, tests). */
   allowPrivate: boolean;
+  /**
+   * The allowed hosts are the gateway's own (the sandbox's media at PUBLIC_URL): fetched over
+   * http or loopback whatever ALLOW_PRIVATE_TARGETS says, since no tenant chose the address;
+   * `allowedHost` still admits that one origin and nothing else.
+   */
+  ownHost?: boolean;
   /** For the answer's headers, and again for each pause in the body. */
   timeoutMs?: number;
 }
@@ -31,13 +37,13 @@ export class MediaSource {
 
   constructor(private readonly options: MediaSourceOptions) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate, timeoutMs: this.timeoutMs });
+    this.agent = createOutboundAgent({ allowPrivate: options.allowPrivate || options.ownHost === true, timeoutMs: this.timeoutMs });
   }
 
   /** Refuses a URL the instance may not make us fetch (400 naming `url`). */
   check(url: URL): void {
     if (!this.options.allowedHost(url)) throw invalidInput('url', `${url.host} is not a media host of this network`);
-    const verdict = checkOutboundUrl(url.href, this.options.allowPrivate);
+    const verdict = checkOutboundUrl(url.href, this.options.allowPrivate || this.options.ownHost === true);
     if (!verdict.ok) throw invalidInput('url', verdict.reason);
   }
 

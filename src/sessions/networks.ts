@@ -12,6 +12,11 @@ export interface NetworkChoice {
   routes: AnyRoute[];
   /** Media hosts the download routes may fetch from while this driver runs. */
   mediaHosts: (url: URL) => boolean;
+  /**
+   * True when those hosts are the gateway itself (the sandbox serves its media at PUBLIC_URL):
+   * not a tenant-chosen address, so fetched even over http or loopback.
+   */
+  mediaHostIsOwn: boolean;
 }
 
 const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
@@ -33,6 +38,7 @@ export async function chooseNetwork(
       network: sandbox,
       routes: sandboxRoutes(sandbox),
       mediaHosts: (url) => url.origin === sandboxMedia.origin && url.pathname.startsWith(sandboxMedia.pathname),
+      mediaHostIsOwn: true,
     };
   }
   const { BaileysNetwork } = await import('./baileys/baileys-network.js');
@@ -43,5 +49,6 @@ export async function chooseNetwork(
     network: new BaileysNetwork({ version, logger: deps.logger.child({ module: 'baileys' }) }),
     routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
+    mediaHostIsOwn: false,
   };
 }
