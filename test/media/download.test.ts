@@ -171,7 +171,9 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
 });
 
 describe('media download without ALLOW_PRIVATE_TARGETS', () => {
-  it('refuses the sandbox media host on a loopback http address', async () => {
+  // Issue 13 (f): the sandbox's own media host is the gateway itself, not a tenant's address, so it
+  // is fetched over http PUBLIC_URL; any other loopback address is still refused.
+  it('fetches the sandbox media host on a loopback http address, and no other loopback address', async () => {
     const t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', ALLOW_PRIVATE_TARGETS: 'false' });
     try {
       const owner = await newAccount(t.api);
@@ -179,7 +181,11 @@ describe('media download without ALLOW_PRIVATE_TARGETS', () => {
       const sender = await newPhone(t.api, owner);
       const id = await phoneSends(t, owner, sender.phone, me.phone, { media: { kind: 'image', mimetype: 'image/png', data_base64: 'AAAA' } });
       const media = (await recorded(t, me.id, 'MessageReceived', (d) => d.message.id === id)).message.media;
-      const res = await t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body: downloadBody(media) });
+      const own = await t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body: downloadBody(media) });
+      expect(own.status, own.text).to.equal(200);
+      const other = new URL(media.url);
+      other.port = String(Number(other.port) + 1);
+      const res = await t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body: { ...downloadBody(media), url: other.href } });
       expectError(res, 400, 'invalid_input');
       expect(fieldsOf(res)).to.deep.equal(['url']);
     } finally {
