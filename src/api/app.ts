@@ -4,7 +4,7 @@ import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import type { ApiDeps } from './deps.js';
-import { methodNotAllowed } from './middleware/method-not-allowed.js';
+import { methodChecks } from './middleware/method-not-allowed.js';
 import { requestContext } from './middleware/request-context.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
@@ -44,7 +44,9 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras, i
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true;
   app.use(requestContext(logger));
-  app.use(methodNotAllowed(routes));
+  const methods = methodChecks(routes);
+  app.use(methods.literal);
   app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency)));
+  app.use(methods.fallback);
   return app;
 }

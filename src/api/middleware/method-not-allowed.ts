@@ -7,12 +7,21 @@ interface PathPattern {
   methods: Set<string>;
 }
 
-/**
- * A request no route took, on a path that some route serves with another method, answers 405
- * with `Allow` instead of 404 (RFC 9110). It runs only after a miss, so it costs the routes that
- * match nothing.
- */
-export function methodNotAllowed(routes: readonly AnyRoute[]): Middleware {
+export interface MethodChecks {
+  /**
+   * Before the routers: a literal path (/instances/create) names that resource even where a
+   * pattern (/instances/{id}) would also match it, so GET /instances/create is a wrong method,
+   * not a lookup of an instance called "create". One map lookup, no await.
+   */
+  literal: Middleware;
+  /**
+   * After the routers, reached only by a request none of them took: a path some route serves with
+   * another method answers 405 with `Allow` (RFC 9110) instead of 404. Costs matched requests nothing.
+   */
+  fallback: Middleware;
+}
+
+export function methodChecks(routes: readonly AnyRoute[]): MethodChecks {
   const byPath = new Map<string, PathPattern>();
   for (const route of routes) {
     const entry = byPath.get(route.path) ?? { pattern: patternOf(route.path), methods: new Set<string>() };
@@ -21,17 +30,20 @@ export function methodNotAllowed(routes: readonly AnyRoute[]): Middleware {
     byPath.set(route.path, entry);
   }
   const patterns = [...byPath.values()];
-  // A literal path (/instances/create) names that resource even where a pattern (/instances/{id})
-  // would also match it: GET /instances/create is a wrong method, not a lookup of instance "create".
   const literals = new Map([...byPath].filter(([path]) => !path.includes('{')).map(([path, p]) => [path, p.methods]));
-  return async (ctx, next) => {
-    const literal = literals.get(ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path);
-    if (literal && !literal.has(ctx.method)) throw new MethodNotAllowed([...literal].sort());
-    await next();
-    if (ctx.status !== 404 || ctx.body !== undefined) return;
-    const allow = new Set<string>();
-    for (const { pattern, methods } of patterns) if (pattern.test(ctx.path)) for (const m of methods) allow.add(m);
-    if (allow.size > 0 && !allow.has(ctx.method)) throw new MethodNotAllowed([...allow].sort());
+  return {
+    literal: (ctx, next) => {
+      const path = ctx.path;
+      const methods = literals.get(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path);
+      if (methods && !methods.has(ctx.method)) throw new MethodNotAllowed([...methods].sort());
+      return next();
+    },
+    fallback: (ctx, next) => {
+      const allow = new Set<string>();
+      for (const { pattern, methods } of patterns) if (pattern.test(ctx.path)) for (const m of methods) allow.add(m);
+      if (allow.size > 0 && !allow.has(ctx.method)) throw new MethodNotAllowed([...allow].sort());
+      return next();
+    },
   };
 }
 
