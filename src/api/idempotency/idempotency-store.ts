@@ -59,7 +59,8 @@ export class IdempotencyStore {
       const now = this.clock.now().getTime();
       const fresh: KeyDoc = { _id: id, account_id: accountId, fingerprint, state: 'in_flight', created_at: now, expires_at: now + KEY_TTL_MS, lease_until: now + LEASE_MS };
       try {
-        await this.keys.insertOne(fresh, { durable: true });
+        // Not fsynced: a claim lost in a crash belonged to a request that was never answered.
+        await this.keys.insertOne(fresh);
         return { kind: 'run' };
       } catch (err) {
         if (!(err instanceof DuplicateKeyError)) throw err;
@@ -76,7 +77,7 @@ export class IdempotencyStore {
         throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress; retry later', undefined, 1);
       }
       // Expired, or held by a request that died: taken over only if nobody else took it meanwhile.
-      const taken = await this.keys.replaceOne({ _id: id, state: seen.state, lease_until: seen.lease_until, expires_at: seen.expires_at }, fresh, { durable: true });
+      const taken = await this.keys.replaceOne({ _id: id, state: seen.state, lease_until: seen.lease_until, expires_at: seen.expires_at }, fresh);
       if (taken.matchedCount === 1) return { kind: 'run' };
     }
     throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress; retry later', undefined, 1);
