@@ -155,6 +155,15 @@ describe('Idempotency-Key (finding i)', () => {
       expect(paths[path as string][method as string].responses['409']).to.be.an('object');
     }
     expect(header(paths['/instances/{id}'].patch)).to.equal(undefined);
+    // CONTRACT.md's list, for routes added later too (subscribe): each must carry the flag.
+    const contract = /^\/instances\/create$|\/chat\/send\/|\/chat\/react$|\/subscribe$/;
+    for (const [path, ops] of Object.entries(paths as Record<string, Record<string, any>>)) {
+      if (!contract.test(path)) continue;
+      for (const [method, op] of Object.entries(ops)) {
+        if (method === 'get') continue;
+        expect(header(op), `${method} ${path} must be flagged idempotent`).to.not.equal(undefined);
+      }
+    }
   });
 });
 

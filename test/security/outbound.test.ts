@@ -23,6 +23,8 @@ const EMBEDDING_PRIVATE = [
   '64:ff9b::7f00:1',
   '64:ff9b:1::a00:1', // NAT64 local-use prefix
   '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+  '2a00:1450::5efe:a00:1', // ISATAP of 10.0.0.1 under a public prefix
+  '2a00:1450::200:5efe:7f00:1',
   'fec0::1', // site-local
   'fc00::1',
   'fd12:3456::1',

@@ -68,7 +68,8 @@ export function isPublicAddress(address: string): boolean {
 /**
  * The IPv4 address an IPv6 address stands for, where the packet would in effect go there:
  * IPv4-mapped (::ffff:a.b.c.d, however it is written), 6to4 (2002:AABB:CCDD::/48) and NAT64
- * (64:ff9b::/96 well-known, 64:ff9b:1::/48 local-use, address in the last 32 bits).
+ * (64:ff9b::/96 well-known, 64:ff9b:1::/48 local-use, address in the last 32 bits), and ISATAP
+ * (interface id 0:5efe or 200:5efe, then the address).
  */
 export function embeddedIpv4(bytes: Uint8Array): string | null {
   const zeros = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
@@ -79,6 +80,8 @@ export function embeddedIpv4(bytes: Uint8Array): string | null {
     if (zeros(4, 12)) return v4(12);
     if (bytes[4] === 0x00 && bytes[5] === 0x01) return v4(12);
   }
+  // ISATAP interface id (any prefix): the site's ISATAP router tunnels it to that IPv4 address.
+  if ((bytes[8] === 0x00 || bytes[8] === 0x02) && bytes[9] === 0x00 && bytes[10] === 0x5e && bytes[11] === 0xfe) return v4(12);
   return null;
 }
 
