@@ -15,7 +15,8 @@ const ROUND_MS = Number(process.env.BENCH_HTTP_ROUND_MS ?? 5000);
  */
 export async function benchHttp(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-'));
-  const gateway = await startChild('dist/main.js', { DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', MESSAGING_NETWORK: 'sandbox' });
+  // The default log level, as `npm start` runs: the access log is part of the cost of a request.
+  const gateway = await startChild('dist/main.js', { DATA_DIR: dataDir, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', MESSAGING_NETWORK: 'sandbox' });
   try {
     const acc = await account(gateway.origin, 'bench@example.com');
     const instance = await pairedSandboxInstance(acc, '5511900000001');
