@@ -1,5 +1,5 @@
-import { startChild } from './child.js';
-import { load } from './load.js';
+import { startChild, type Child } from './child.js';
+import { load, loadOn } from './load.js';
 import { compareInterleaved } from './rounds.js';
 
 export type Json = Record<string, unknown>;
@@ -51,6 +51,8 @@ export async function pairedSandboxInstance(acc: Awaited<ReturnType<typeof accou
  */
 export async function compareAuthenticatedGet(options: {
   origin: string;
+  /** The gateway's process, when the bench started it: its CPU time per request is reported too. */
+  server?: Child;
   path: string;
   what: string;
   jwt: Record<string, string>;
@@ -58,7 +60,8 @@ export async function compareAuthenticatedGet(options: {
   durationMs: number;
   rounds: number;
 }): Promise<void> {
-  const { origin, path, what } = options;
+  const { origin, path, what, server } = options;
+  const gateway = (headers: Record<string, string>) => (ms: number) => (server ? loadOn(server, path, headers, ms) : load(origin, path, headers, ms));
   const answer = await call(origin, 'GET', path, undefined, options.jwt);
   const route = what.replace(/\{(\w+)\}/g, ':$1').split(' ')[0] as string;
   const bare = await startChild('bench/fixtures/bare-koa.ts', { BENCH_BODY: JSON.stringify(answer), BENCH_ROUTE: route });
@@ -68,10 +71,10 @@ export async function compareAuthenticatedGet(options: {
     await load(origin, path, options.pair, 1000);
     await compareInterleaved({
       label: 'http',
-      baseline: { name: `bare Koa GET, same ${what} JSON`, run: (ms) => load(bare.origin, path, {}, ms) },
+      baseline: { name: `bare Koa GET, same ${what} JSON`, run: (ms) => loadOn(bare, path, {}, ms) },
       contenders: [
-        { name: `GET ${what} with JWT`, run: (ms) => load(origin, path, options.jwt, ms) },
-        { name: `GET ${what} with token pair`, run: (ms) => load(origin, path, options.pair, ms) },
+        { name: `GET ${what} with JWT`, run: gateway(options.jwt) },
+        { name: `GET ${what} with token pair`, run: gateway(options.pair) },
       ],
       durationMs: options.durationMs,
       rounds: options.rounds,

@@ -28,18 +28,27 @@ export async function compareInterleaved(options: {
   const rates = contenders.map(() => [] as number[]);
   const ratios = contenders.map(() => [] as number[]);
   const p99 = contenders.map(() => [] as number[]);
+  const cpuRatios = contenders.map(() => [] as number[]);
+  const check = (who: string, result: LoadResult) => {
+    if (result.errors > 0) throw new Error(`${who}: ${result.errors} errors during load`);
+    return result;
+  };
   for (let i = 0; i < rounds; i++) {
-    const base = await baseline.run(window);
-    if (base.errors > 0) throw new Error(`${baseline.name}: ${base.errors} errors during load`);
-    baseRates.push(base.perSecond);
-    const line = [`${label} round ${i + 1}/${rounds}: ${baseline.name} ${rate(base)}`];
-    for (const [k, contender] of contenders.entries()) {
-      const result = await contender.run(window);
-      if (result.errors > 0) throw new Error(`${contender.name}: ${result.errors} errors during load`);
+    // Every other round runs the contenders first, so a drift in the machine's load does not
+    // always fall on the same side of the ratio.
+    const baseFirst = i % 2 === 0;
+    const base = baseFirst ? check(baseline.name, await baseline.run(window)) : undefined;
+    const results: LoadResult[] = [];
+    for (const contender of contenders) results.push(check(contender.name, await contender.run(window)));
+    const b = base ?? check(baseline.name, await baseline.run(window));
+    baseRates.push(b.perSecond);
+    const line = [`${label} round ${i + 1}/${rounds}: ${baseline.name} ${rate(b)}`];
+    for (const [k, result] of results.entries()) {
       rates[k]?.push(result.perSecond);
-      ratios[k]?.push(result.perSecond / base.perSecond);
+      ratios[k]?.push(result.perSecond / b.perSecond);
       p99[k]?.push(result.p99ms);
-      line.push(`${contender.name} ${rate(result)} (${(result.perSecond / base.perSecond).toFixed(2)}x)`);
+      if (result.cpuUsPerRequest !== undefined && b.cpuUsPerRequest !== undefined) cpuRatios[k]?.push(b.cpuUsPerRequest / result.cpuUsPerRequest);
+      line.push(`${contenders[k]?.name} ${rate(result)} (${(result.perSecond / b.perSecond).toFixed(2)}x)`);
     }
     console.log(line.join(' | '));
   }
@@ -62,7 +71,18 @@ export async function compareInterleaved(options: {
       value: median(rates[k] ?? []),
       unit: `req/s median; ratios ${inRound.map((r) => r.toFixed(2)).join(' ')} (spread ${(Math.max(...inRound) - Math.min(...inRound)).toFixed(2)}); p99 median ${median(p99[k] ?? []).toFixed(2)} ms`,
     });
+    const cpu = cpuRatios[k] ?? [];
+    if (cpu.length > 0) {
+      // Throughput on a loaded machine follows the share of CPU each process gets; the CPU each
+      // spends per request does not, so this ratio says what the code costs.
+      report({
+        name: `${label} ${contender.name}, server CPU per request against the baseline's (baseline / contender)`,
+        value: median(cpu),
+        unit: `x median; per round ${cpu.map((r) => r.toFixed(2)).join(' ')}`,
+      });
+    }
   }
 }
 
-const rate = (r: LoadResult) => `${Math.round(r.perSecond).toLocaleString('en-US')} req/s p99 ${r.p99ms.toFixed(1)} ms`;
+const rate = (r: LoadResult) =>
+  `${Math.round(r.perSecond).toLocaleString('en-US')} req/s p99 ${r.p99ms.toFixed(1)} ms${r.cpuUsPerRequest === undefined ? '' : ` ${r.cpuUsPerRequest.toFixed(1)} µs CPU/req`}`;
