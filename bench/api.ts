@@ -54,6 +54,7 @@ export async function compareAuthenticatedGet(options: {
   /** The gateway's process, when the bench started it: its CPU time per request is reported too. */
   server?: Child;
   path: string;
+  /** The route, OpenAPI style, then an optional note: the bare app mounts the route (its first word). */
   what: string;
   jwt: Record<string, string>;
   pair: Record<string, string>;
