@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -7,7 +8,24 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 export interface Child {
   origin: string;
+  /** CPU seconds (user + system, every thread) the process has used so far; null where /proc is missing. */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat: USER_HZ, 100 on every Linux port that runs Node. */
+const TICKS_PER_SECOND = 100;
+
+function cpuSecondsOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
 }
 
 /** A port the OS just handed out. */
@@ -52,6 +70,7 @@ export async function startChild(entry: string, env: Record<string, string>): Pr
   }
   return {
     origin,
+    cpuSeconds: () => cpuSecondsOf(proc.pid),
     async stop() {
       if (exited) return;
       proc.kill('SIGTERM');

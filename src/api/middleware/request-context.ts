@@ -16,8 +16,11 @@ const nextRequestId = () => idPrefix + (sequence = (sequence + 1) % 2 ** 48).toS
 
 /** Request id, one access-log line, and the one mapping of thrown errors to the error shape. */
 export function requestContext(logger: Logger): Middleware {
+  // The access line holds only the fields below, none of them a credential, so it skips the
+  // logger's redaction paths: matching them against every line cost as much as writing it.
+  const access = logger.child({}, { redact: [] });
   return async (ctx, next) => {
-    const logging = logger.isLevelEnabled('info');
+    const logging = access.isLevelEnabled('info');
     const started = logging ? performance.now() : 0;
     const incoming = ctx.get('x-request-id');
     const requestId = incoming !== '' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
@@ -37,7 +40,7 @@ export function requestContext(logger: Logger): Middleware {
     }
     if (logging) {
       const ms = performance.now() - started;
-      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      access.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
   };
 }
