@@ -1,0 +1,97 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- bodies are read field by field */
+import { expect } from 'chai';
+import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
+import type { WebhookTuning } from '../../src/webhooks/index.js';
+import { waitFor } from '../support/sandbox.js';
+import { openHarness, type Harness } from './support/harness.js';
+import { Receiver } from './support/receiver.js';
+
+/** How long the receivers hold each request: long enough for attempts to overlap. */
+const HOLD_MS = 150;
+
+describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load")', function () {
+  this.timeout(20_000);
+  let h: Harness | undefined;
+  const receivers: Receiver[] = [];
+
+  const open = async (env: Record<string, string>, tuning: WebhookTuning = {}) => (h = await openHarness(env, tuning));
+  const receiver = async (hold: number | 'hang' = HOLD_MS) => {
+    const rx = await new Receiver().start();
+    rx.respond = () => (hold === 'hang' ? 'hang' : { status: 200, delayMs: hold });
+    receivers.push(rx);
+    return rx;
+  };
+  const seqsOf = (rx: Receiver, instanceId: string) =>
+    rx.received.filter((r) => r.body.instance_id === instanceId).map((r) => r.body.seq as number);
+  const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+    for (const rx of receivers.splice(0)) await rx.stop();
+  });
+
+  it('has up to WEBHOOK_CONCURRENCY_PER_INSTANCE first attempts of one instance in flight, never more', async () => {
+    const harness = await open({ WEBHOOK_CONCURRENCY_PER_INSTANCE: '4' });
+    const rx = await receiver();
+    const a = await harness.instance(rx.url, ['Message']);
+    for (let i = 0; i < 24; i++) await harness.message(a.id, `m${i}`);
+    await waitFor(() => rx.received.length === 24, '24 deliveries');
+    expect(rx.peakOf.get(a.id)).to.equal(4);
+    expect(rx.requests).to.equal(24);
+    // Each seq once: concurrency changes the arrival order, never the numbering.
+    expect([...seqsOf(rx, a.id)].sort((x, y) => x - y)).to.deep.equal(oneToN(24));
+    const deliveries = harness.docs.collection<DeliveryDoc>(DELIVERIES);
+    await waitFor(async () => (await deliveries.count({ instance_id: a.id, state: 'delivered' })) === 24, 'all 24 recorded delivered');
+    expect(await deliveries.count({ instance_id: a.id })).to.equal(24);
+  });
+
+  it('sends each instance\'s first attempts strictly one after another with WEBHOOK_ORDERED=true', async () => {
+    const harness = await open({ WEBHOOK_ORDERED: 'true', WEBHOOK_CONCURRENCY_PER_INSTANCE: '8' });
+    const rx = await receiver(20);
+    const a = await harness.instance(rx.url, ['Message']);
+    const b = await harness.instance(rx.url, ['Message']);
+    for (let i = 0; i < 15; i++) {
+      await harness.message(a.id, `a${i}`);
+      await harness.message(b.id, `b${i}`);
+    }
+    await waitFor(() => rx.received.length === 30, '30 deliveries');
+    expect(rx.peakOf.get(a.id)).to.equal(1);
+    expect(rx.peakOf.get(b.id)).to.equal(1);
+    // Ordered per instance, not across them: the two instances did overlap.
+    expect(rx.peak).to.equal(2);
+    expect(seqsOf(rx, a.id)).to.deep.equal(oneToN(15));
+    expect(seqsOf(rx, b.id)).to.deep.equal(oneToN(15));
+  });
+
+  it('caps what one receiver host gets at once across instances at WEBHOOK_CONCURRENCY_PER_HOST', async () => {
+    const harness = await open({ WEBHOOK_CONCURRENCY_PER_HOST: '3' });
+    const rx = await receiver();
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push((await harness.instance(rx.url, ['Message'])).id);
+    for (let i = 0; i < 6; i++) for (const id of ids) await harness.message(id, `m${i}`);
+    await waitFor(() => rx.received.length === 24, '24 deliveries');
+    expect(rx.peak).to.equal(3);
+    for (const id of ids) expect([...seqsOf(rx, id)].sort((x, y) => x - y)).to.deep.equal(oneToN(6));
+  });
+
+  it('lets a host that never answers take only its own cap, so another host is not delayed', async () => {
+    // Few slots in all: without the per-host cap the hanging host would hold every one of them.
+    const harness = await open({ WEBHOOK_CONCURRENCY_PER_HOST: '2' }, { global: 4 });
+    const slow = await receiver('hang');
+    const fast = await receiver(0);
+    for (let i = 0; i < 6; i++) {
+      const s = await harness.instance(slow.url, ['Message']);
+      for (let j = 0; j < 3; j++) await harness.message(s.id, `slow ${i}.${j}`);
+    }
+    await waitFor(() => slow.requests >= 2, 'the slow host holding its slots');
+    const f = await harness.instance(fast.url, ['Message']);
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) await harness.message(f.id, `fast ${i}`);
+    await waitFor(() => fast.received.length === 20, 'the fast host got everything', 3000);
+    const took = Date.now() - started;
+    expect(slow.requests).to.equal(2);
+    expect(slow.received).to.have.length(0);
+    expect(took).to.be.below(3000);
+  });
+});
