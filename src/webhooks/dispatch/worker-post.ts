@@ -22,7 +22,8 @@ export interface StallWatch {
  * (axios, undici, signing, the socket writes) was about two fifths of the event loop's time at
  * full load, which also records events, runs the projections and writes outcomes; here it runs
  * beside them. Requests (and answers) made together cross in one message; a microtask, not the
- * next turn of the loop, sends them, since every first attempt of an instance waits for the last.
+ * next turn of the loop, sends them, since a first attempt often waits for an earlier one of its
+ * instance (always so with WEBHOOK_ORDERED).
  *
  * If the thread dies, what it had in flight is answered as failed (the dispatcher retries it: a
  * possible duplicate, never a loss) and the next request starts a new thread. The thread never
