@@ -333,7 +333,14 @@ async function drive(instances: string[], happen: (id: string) => Promise<unknow
 }
 
 /** Events at a steady rate (PACED_RATE unless given), round robin over the instances. */
-async function pacedRun(instances: string[], happen: (id: string) => Promise<unknown>, rate = PACED_RATE, durationMs = PACED_MS): Promise<number> {
+async function pacedRun(
+  instances: string[],
+  happen: (id: string) => Promise<unknown>,
+  rate = PACED_RATE,
+  durationMs = PACED_MS,
+  /** Told how long each append took to be acknowledged (ms). */
+  appended: (ms: number) => void = () => undefined,
+): Promise<number> {
   const total = Math.round((rate * durationMs) / 1000);
   const started = performance.now();
   const pending: Promise<unknown>[] = [];
@@ -341,7 +348,8 @@ async function pacedRun(instances: string[], happen: (id: string) => Promise<unk
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    pending.push(happen(instances[i % instances.length] as string));
+    const at = performance.now();
+    pending.push(happen(instances[i % instances.length] as string).then(() => appended(performance.now() - at)));
   }
   await Promise.all(pending);
   return total;
@@ -382,10 +390,13 @@ const LATENCY_ROUNDS = Number(process.env.BENCH_WEBHOOK_LATENCY_ROUNDS ?? 3);
  */
 export async function benchWebhookLatency(): Promise<void> {
   const receiver = await startChild('bench/webhooks.ts', { BENCH_WEBHOOK_ROLE: 'receiver' });
-  const results = new Map<LatencyScenario, number[]>(LATENCY_SCENARIOS.map((s) => [s, []]));
+  // BENCH_WEBHOOK_LATENCY_ONLY=<part of a name> runs that scenario alone (profiling, repeats).
+  const only = process.env.BENCH_WEBHOOK_LATENCY_ONLY;
+  const scenarios = LATENCY_SCENARIOS.filter((s) => !only || s.name.includes(only));
+  const results = new Map<LatencyScenario, number[]>(scenarios.map((s) => [s, []]));
   try {
     for (let round = 1; round <= LATENCY_ROUNDS; round++) {
-      for (const scenario of LATENCY_SCENARIOS) {
+      for (const scenario of scenarios) {
         const hookUrl = `${receiver.origin}/hook${scenario.receiverDelayMs > 0 ? `/delay/${scenario.receiverDelayMs}` : ''}`;
         const s = await setup(hookUrl, true, scenario.instances);
         try {
@@ -394,7 +405,8 @@ export async function benchWebhookLatency(): Promise<void> {
           await drained(receiver.origin, await pacedRun(s.instances, s.happen, scenario.rate, 1000));
           await stats(receiver.origin);
           const cpu = process.cpuUsage();
-          const sent = await pacedRun(s.instances, s.happen, scenario.rate, LATENCY_MS);
+          const appends: number[] = [];
+          const sent = await pacedRun(s.instances, s.happen, scenario.rate, LATENCY_MS, (ms) => appends.push(ms));
           await drained(receiver.origin, sent);
           const used = process.cpuUsage(cpu);
           const cpuPerEvent = (used.user + used.system) / 1000 / sent;
@@ -407,6 +419,8 @@ export async function benchWebhookLatency(): Promise<void> {
           results.get(scenario)?.push(p99);
           report({ name: `webhooks latency ${scenario.name}, round ${round}: p50`, value: percentile(latencies, 50), unit: 'ms' });
           report({ name: `webhooks latency ${scenario.name}, round ${round}: gateway CPU per event (all threads)`, value: cpuPerEvent, unit: 'ms' });
+          // The event store's share: how long the append itself took to be acknowledged.
+          report({ name: `webhooks latency ${scenario.name}, round ${round}: append acknowledged p99`, value: percentile(appends.sort((a, b) => a - b), 99), unit: 'ms' });
           report({
             name: `webhooks latency ${scenario.name}, round ${round}: p99 (${sent} events, ${lost} lost, ${got.count - got.unique} duplicates)`,
             value: p99,

@@ -24,6 +24,9 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
   const seqsOf = (rx: Receiver, instanceId: string) =>
     rx.received.filter((r) => r.body.instance_id === instanceId).map((r) => r.body.seq as number);
   const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+  /** Appends `count` messages to each instance together: a backlog at once, however slow the machine. */
+  const burst = (harness: Harness, ids: string[], count: number) =>
+    Promise.all(ids.flatMap((id) => Array.from({ length: count }, (_, i) => harness.message(id, `m${i}`))));
 
   afterEach(async () => {
     await h?.close();
@@ -35,7 +38,7 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     const harness = await open({ WEBHOOK_CONCURRENCY_PER_INSTANCE: '4' });
     const rx = await receiver();
     const a = await harness.instance(rx.url, ['Message']);
-    for (let i = 0; i < 24; i++) await harness.message(a.id, `m${i}`);
+    await burst(harness, [a.id], 24);
     await waitFor(() => rx.received.length === 24, '24 deliveries');
     expect(rx.peakOf.get(a.id)).to.equal(4);
     expect(rx.requests).to.equal(24);
@@ -51,10 +54,7 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     const rx = await receiver(20);
     const a = await harness.instance(rx.url, ['Message']);
     const b = await harness.instance(rx.url, ['Message']);
-    for (let i = 0; i < 15; i++) {
-      await harness.message(a.id, `a${i}`);
-      await harness.message(b.id, `b${i}`);
-    }
+    await burst(harness, [a.id, b.id], 15);
     await waitFor(() => rx.received.length === 30, '30 deliveries');
     expect(rx.peakOf.get(a.id)).to.equal(1);
     expect(rx.peakOf.get(b.id)).to.equal(1);
@@ -69,7 +69,7 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     const rx = await receiver();
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await harness.instance(rx.url, ['Message'])).id);
-    for (let i = 0; i < 6; i++) for (const id of ids) await harness.message(id, `m${i}`);
+    await burst(harness, ids, 6);
     await waitFor(() => rx.received.length === 24, '24 deliveries');
     expect(rx.peak).to.equal(3);
     for (const id of ids) expect([...seqsOf(rx, id)].sort((x, y) => x - y)).to.deep.equal(oneToN(6));
@@ -87,7 +87,7 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     await waitFor(() => slow.requests >= 2, 'the slow host holding its slots');
     const f = await harness.instance(fast.url, ['Message']);
     const started = Date.now();
-    for (let i = 0; i < 20; i++) await harness.message(f.id, `fast ${i}`);
+    await burst(harness, [f.id], 20);
     await waitFor(() => fast.received.length === 20, 'the fast host got everything', 3000);
     const took = Date.now() - started;
     expect(slow.requests).to.equal(2);
