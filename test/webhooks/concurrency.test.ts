@@ -75,6 +75,31 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     for (const id of ids) expect([...seqsOf(rx, id)].sort((x, y) => x - y)).to.deep.equal(oneToN(6));
   });
 
+  it('attempts first attempts again when their outcomes could not be written, until they are recorded', async () => {
+    const harness = await open({});
+    const rx = await receiver(0);
+    const a = await harness.instance(rx.url, ['Message']);
+    // The store refuses the dispatcher's outcome writes (deliveries no longer queued) for a while:
+    // longer than the writer's own retries, so it gives them up.
+    const batch = harness.docs.batch.bind(harness.docs);
+    let refused = 0;
+    harness.docs.batch = async (ops, options) => {
+      const outcome = ops.some((op) => op.collection === DELIVERIES && 'doc' in op && (op.doc as DeliveryDoc).state !== 'queued');
+      if (outcome && refused < 8) {
+        refused++;
+        throw new Error('disk trouble');
+      }
+      return batch(ops, options);
+    };
+    await burst(harness, [a.id], 5);
+    const deliveries = harness.docs.collection<DeliveryDoc>(DELIVERIES);
+    await waitFor(async () => (await deliveries.count({ instance_id: a.id, state: 'delivered' })) === 5, 'all 5 recorded delivered', 10_000);
+    expect(refused).to.equal(8);
+    // Sent again since the first outcomes were lost: duplicates of the same bytes, none missing.
+    expect(rx.requests).to.be.greaterThan(5);
+    expect(new Set(rx.received.map((r) => r.body.seq))).to.deep.equal(new Set(oneToN(5)));
+  });
+
   it('lets a host that never answers take only its own cap, so another host is not delayed', async () => {
     // Few slots in all: without the per-host cap the hanging host would hold every one of them.
     const harness = await open({ WEBHOOK_CONCURRENCY_PER_HOST: '2' }, { global: 4 });
