@@ -31,7 +31,7 @@ describe('webhook delivery (reactor + dispatcher on the embedded stores)', funct
     for (let i = 0; i < 5; i++) await h.message(a.id, `a${i}`);
     await h.append(`session-${b.id}`, 'PresenceUpdated', { jid: '2@s.whatsapp.net', state: 'unavailable' });
     for (let i = 0; i < 3; i++) await h.message(b.id, `b${i}`);
-    await waitFor(() => rx.received.length === 10, '10 deliveries');
+    await waitFor(() => rx.received.length === 10, '10 deliveries', 15_000);
     await new Promise((r) => setTimeout(r, 100));
     expect(rx.received).to.have.length(10);
 
