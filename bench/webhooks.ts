@@ -52,6 +52,8 @@ interface Stats {
   /** Distinct delivery ids among them: count - unique were duplicates. */
   unique: number;
   latencies: number[];
+  /** [happened at, arrived at] of each timed body (epoch ms), to split the latency where it was spent. */
+  arrivals: [number, number][];
 }
 
 /**
@@ -60,7 +62,7 @@ interface Stats {
  * when it is answered: "the receiver has it".
  */
 async function runReceiver(): Promise<void> {
-  let stats: Stats = { count: 0, unique: 0, latencies: [] };
+  let stats: Stats = { count: 0, unique: 0, latencies: [], arrivals: [] };
   let ids = new Set<string>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -69,7 +71,7 @@ async function runReceiver(): Promise<void> {
       if (req.method === 'GET') {
         const body = req.url === '/stats' ? JSON.stringify(stats) : JSON.stringify({ count: stats.count });
         if (req.url === '/stats') {
-          stats = { count: 0, unique: 0, latencies: [] };
+          stats = { count: 0, unique: 0, latencies: [], arrivals: [] };
           ids = new Set();
         }
         return void res.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -85,7 +87,11 @@ async function runReceiver(): Promise<void> {
           stats.unique++;
         }
         const text = body.event?.Message?.conversation;
-        if (text?.startsWith('t=')) stats.latencies.push(at - Number(text.slice(2)));
+        if (text?.startsWith('t=')) {
+          const happened = Number(text.slice(2));
+          stats.latencies.push(at - happened);
+          stats.arrivals.push([happened, at]);
+        }
         res.writeHead(204).end();
       };
       if (delayMs > 0) setTimeout(answer, delayMs);
@@ -123,7 +129,8 @@ async function baselineLoop(url: string, body: string, durationMs: number, worke
 
 interface Setup {
   instances: string[];
-  happen(instanceId: string): Promise<unknown>;
+  /** Records one message; answers when it happened (epoch ms, the time its body carries). */
+  happen(instanceId: string): Promise<number>;
   runner: ProjectionRunner;
   events: EmbeddedEventStore;
   startDispatcher(): Promise<void>;
@@ -134,10 +141,10 @@ interface Setup {
  * A gateway's event pipeline on fresh embedded stores: the recorder the session drivers use,
  * the projection runner with `all` of the gateway's read models or the outbox reactor alone.
  */
-async function setup(hookUrl: string, all: boolean, instanceCount = INSTANCES): Promise<Setup> {
+async function setup(hookUrl: string, all: boolean, instanceCount = INSTANCES, env: Record<string, string> = {}): Promise<Setup> {
   const dir = await mkdtemp(join(tmpdir(), 'webhooks-bench-'));
   const logger = pino({ level: 'warn' });
-  const config = loadConfig({ DATA_DIR: dir, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATA_DIR: dir, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', ...env });
   const events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
   const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'docs') });
   const box = new SecretBox(randomBytes(32));
@@ -152,7 +159,11 @@ async function setup(hookUrl: string, all: boolean, instanceCount = INSTANCES): 
     instances,
     runner,
     events,
-    happen: (instanceId) => recorder.record(instanceId, 'bench', [{ type: 'MessageReceived', data: { message: message(++counter), upsert: 'notify' } }]),
+    happen: async (instanceId) => {
+      const happened = epochNow();
+      await recorder.record(instanceId, 'bench', [{ type: 'MessageReceived', data: { message: message(++counter, happened), upsert: 'notify' } }]);
+      return happened;
+    },
     startDispatcher: () => webhooks.start(),
     async close() {
       await webhooks.stop();
@@ -303,7 +314,7 @@ async function createInstances(events: EmbeddedEventStore, box: SecretBox, url: 
   return ids;
 }
 
-function message(n: number): NetworkMessage {
+function message(n: number, happened = epochNow()): NetworkMessage {
   return {
     id: `BENCH${String(n).padStart(12, '0')}`,
     chat: '5511999990000@s.whatsapp.net',
@@ -313,7 +324,7 @@ function message(n: number): NetworkMessage {
     push_name: 'Bench',
     timestamp_s: Math.floor(Date.now() / 1000),
     type: 'text',
-    text: `t=${epochNow()}`,
+    text: `t=${happened}`,
   };
 }
 
@@ -335,11 +346,11 @@ async function drive(instances: string[], happen: (id: string) => Promise<unknow
 /** Events at a steady rate (PACED_RATE unless given), round robin over the instances. */
 async function pacedRun(
   instances: string[],
-  happen: (id: string) => Promise<unknown>,
+  happen: (id: string) => Promise<number>,
   rate = PACED_RATE,
   durationMs = PACED_MS,
-  /** Told how long each append took to be acknowledged (ms). */
-  appended: (ms: number) => void = () => undefined,
+  /** Told when each append was acknowledged, with when it happened (epoch ms both). */
+  appended: (happened: number, acknowledged: number) => void = () => undefined,
 ): Promise<number> {
   const total = Math.round((rate * durationMs) / 1000);
   const started = performance.now();
@@ -348,8 +359,7 @@ async function pacedRun(
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    const at = performance.now();
-    pending.push(happen(instances[i % instances.length] as string).then(() => appended(performance.now() - at)));
+    pending.push(happen(instances[i % instances.length] as string).then((happened) => appended(happened, epochNow())));
   }
   await Promise.all(pending);
   return total;
@@ -372,13 +382,26 @@ interface LatencyScenario {
   instances: number;
   rate: number;
   receiverDelayMs: number;
-  targetP99Ms: number;
+  /** None for a comparison that shows the behaviour before (one first attempt at a time). */
+  targetP99Ms?: number;
+  env?: Record<string, string>;
+  durationMs?: number;
 }
 
 /** CONTRACT.md "Webhook delivery under load", at the default settings. */
 const LATENCY_SCENARIOS: LatencyScenario[] = [
   { name: '50 events/s on one instance, receiver answering in 100 ms', instances: 1, rate: 50, receiverDelayMs: 100, targetP99Ms: 150 },
   { name: '500 events/s over 20 instances', instances: 20, rate: 500, receiverDelayMs: 0, targetP99Ms: 50 },
+  // The same run's view of the old behaviour: 10 deliveries/s at most, so the queue grows for
+  // as long as the run lasts (kept short: it drains at that pace).
+  {
+    name: '50 events/s on one instance, receiver answering in 100 ms, WEBHOOK_ORDERED=true (one at a time, as before)',
+    instances: 1,
+    rate: 50,
+    receiverDelayMs: 100,
+    env: { WEBHOOK_ORDERED: 'true' },
+    durationMs: 2000,
+  },
 ];
 const LATENCY_MS = Number(process.env.BENCH_WEBHOOK_LATENCY_MS ?? 10_000);
 const LATENCY_ROUNDS = Number(process.env.BENCH_WEBHOOK_LATENCY_ROUNDS ?? 3);
@@ -398,15 +421,15 @@ export async function benchWebhookLatency(): Promise<void> {
     for (let round = 1; round <= LATENCY_ROUNDS; round++) {
       for (const scenario of scenarios) {
         const hookUrl = `${receiver.origin}/hook${scenario.receiverDelayMs > 0 ? `/delay/${scenario.receiverDelayMs}` : ''}`;
-        const s = await setup(hookUrl, true, scenario.instances);
+        const s = await setup(hookUrl, true, scenario.instances, scenario.env);
         try {
           await s.startDispatcher();
           // Warm up (JIT, connections, worker thread), then start counting afresh.
           await drained(receiver.origin, await pacedRun(s.instances, s.happen, scenario.rate, 1000));
           await stats(receiver.origin);
           const cpu = process.cpuUsage();
-          const appends: number[] = [];
-          const sent = await pacedRun(s.instances, s.happen, scenario.rate, LATENCY_MS, (ms) => appends.push(ms));
+          const acknowledged = new Map<number, number>();
+          const sent = await pacedRun(s.instances, s.happen, scenario.rate, scenario.durationMs ?? LATENCY_MS, (happened, at) => acknowledged.set(happened, at));
           await drained(receiver.origin, sent);
           const used = process.cpuUsage(cpu);
           const cpuPerEvent = (used.user + used.system) / 1000 / sent;
@@ -419,14 +442,18 @@ export async function benchWebhookLatency(): Promise<void> {
           results.get(scenario)?.push(p99);
           report({ name: `webhooks latency ${scenario.name}, round ${round}: p50`, value: percentile(latencies, 50), unit: 'ms' });
           report({ name: `webhooks latency ${scenario.name}, round ${round}: gateway CPU per event (all threads)`, value: cpuPerEvent, unit: 'ms' });
-          // The event store's share: how long the append itself took to be acknowledged.
-          report({ name: `webhooks latency ${scenario.name}, round ${round}: append acknowledged p99`, value: percentile(appends.sort((a, b) => a - b), 99), unit: 'ms' });
+          // Where it went: the append itself (the event store), and the rest of the way (runner,
+          // outbox, dispatcher, POST) from the append's acknowledgement to the receiver.
+          const appends = [...acknowledged].map(([happened, at]) => at - happened).sort((a, b) => a - b);
+          const rest = got.arrivals.map(([happened, at]) => at - (acknowledged.get(happened) ?? happened)).sort((a, b) => a - b);
+          report({ name: `webhooks latency ${scenario.name}, round ${round}: append acknowledged p99`, value: percentile(appends, 99), unit: 'ms' });
+          report({ name: `webhooks latency ${scenario.name}, round ${round}: append acknowledged to receiver p99`, value: percentile(rest, 99), unit: 'ms' });
+          const target = scenario.targetP99Ms;
           report({
             name: `webhooks latency ${scenario.name}, round ${round}: p99 (${sent} events, ${lost} lost, ${got.count - got.unique} duplicates)`,
             value: p99,
             unit: 'ms',
-            target: `< ${scenario.targetP99Ms} ms, nothing lost`,
-            met: p99 < scenario.targetP99Ms && lost === 0,
+            ...(target === undefined ? {} : { target: `< ${target} ms, nothing lost`, met: p99 < target && lost === 0 }),
           });
         } finally {
           await s.close();
@@ -436,7 +463,8 @@ export async function benchWebhookLatency(): Promise<void> {
     for (const [scenario, p99s] of results) {
       const sorted = [...p99s].sort((a, b) => a - b);
       console.log(
-        `webhooks latency ${scenario.name}: p99 over ${sorted.length} rounds min ${sorted[0]?.toFixed(1)} / median ${percentile(sorted, 50).toFixed(1)} / max ${sorted.at(-1)?.toFixed(1)} ms (target < ${scenario.targetP99Ms} ms)`,
+        `webhooks latency ${scenario.name}: p99 over ${sorted.length} rounds min ${sorted[0]?.toFixed(1)} / median ${percentile(sorted, 50).toFixed(1)} / max ${sorted.at(-1)?.toFixed(1)} ms` +
+          (scenario.targetP99Ms === undefined ? '' : ` (target < ${scenario.targetP99Ms} ms)`),
       );
     }
   } finally {
