@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- bodies are read field by field */
 import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/infra/config/config.js';
 import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import type { WebhookTuning } from '../../src/webhooks/index.js';
 import { waitFor } from '../support/sandbox.js';
@@ -32,6 +33,14 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     await h?.close();
     h = undefined;
     for (const rx of receivers.splice(0)) await rx.stop();
+  });
+
+  it('reads the three settings with CONTRACT.md\'s defaults, and refuses values that make no sense', () => {
+    expect(loadConfig({})).to.include({ WEBHOOK_CONCURRENCY_PER_INSTANCE: 8, WEBHOOK_ORDERED: false, WEBHOOK_CONCURRENCY_PER_HOST: 64 });
+    expect(loadConfig({ WEBHOOK_ORDERED: 'true', WEBHOOK_CONCURRENCY_PER_HOST: '3' })).to.include({ WEBHOOK_ORDERED: true, WEBHOOK_CONCURRENCY_PER_HOST: 3 });
+    for (const bad of [{ WEBHOOK_CONCURRENCY_PER_INSTANCE: '0' }, { WEBHOOK_CONCURRENCY_PER_HOST: 'many' }, { WEBHOOK_ORDERED: 'maybe' }]) {
+      expect(() => loadConfig(bad), JSON.stringify(bad)).to.throw(ConfigError, Object.keys(bad)[0]);
+    }
   });
 
   it('has up to WEBHOOK_CONCURRENCY_PER_INSTANCE first attempts of one instance in flight, never more', async () => {
