@@ -4,7 +4,7 @@ import { benchEventStore } from './event-store.js';
 import { benchHttp } from './http.js';
 import { benchMedia } from './media.js';
 import { benchSessions } from './sessions.js';
-import { benchWebhooks } from './webhooks.js';
+import { benchWebhookLatency, benchWebhooks } from './webhooks.js';
 
 /** `npm run bench [name]`: every measurement with its same-run baseline and target. */
 const suites: [string, () => Promise<void>][] = [
@@ -15,6 +15,7 @@ const suites: [string, () => Promise<void>][] = [
   ['chats', benchChats],
   ['media', benchMedia],
   ['webhooks', benchWebhooks],
+  ['webhooks latency', benchWebhookLatency],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

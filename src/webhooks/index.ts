@@ -27,7 +27,7 @@ export interface WebhookDeps {
 
 /** Knobs with production defaults; tests and the bench turn them. */
 export interface WebhookTuning {
-  /** Attempts in flight per receiver origin (and keep-alive connections to it). */
+  /** Attempts in flight per receiver origin (and keep-alive connections to it); default WEBHOOK_CONCURRENCY_PER_HOST. */
   perHost?: number;
   /** Attempts in flight in all. */
   global?: number;
@@ -61,7 +61,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   const { config, docs, clock } = deps;
   const logger = deps.logger.child({ module: 'webhooks' });
   const timeoutMs = tuning.timeoutMs ?? 10_000;
-  const perHost = tuning.perHost ?? 32;
+  const perHost = tuning.perHost ?? config.WEBHOOK_CONCURRENCY_PER_HOST;
   const horizonMs = config.WEBHOOK_RETRY_HORIZON_S * 1000;
   const post = new WorkerPost({ allowPrivate: config.ALLOW_PRIVATE_TARGETS, perHost, timeoutMs }, (reason) =>
     logger.error({ reason }, 'the webhook sender thread stopped; its attempts in flight will be retried'),
@@ -86,6 +86,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
       },
     }),
     limits: {
+      perInstance: config.WEBHOOK_ORDERED ? 1 : config.WEBHOOK_CONCURRENCY_PER_INSTANCE,
       perHost,
       global: tuning.global ?? 512,
       laneHeld: tuning.laneHeld ?? 256,

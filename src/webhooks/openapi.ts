@@ -17,7 +17,8 @@ const SIGNING =
   'Signed in the Standard Webhooks form: headers webhook-id (the body id), webhook-timestamp (unix seconds) and ' +
   'webhook-signature `v1,<base64 HMAC-SHA256(key, id.timestamp.body)>`, key = base64-decoded part of the instance secret after `whsec_`. ' +
   'Any 2xx within 10 s acknowledges; otherwise retried with exponential backoff and jitter; 4xx other than 408, 425 and 429 is final. ' +
-  'At least once: deduplicate on id.';
+  'At least once: deduplicate on id. Several deliveries of one instance may be in flight together ' +
+  '(WEBHOOK_CONCURRENCY_PER_INSTANCE, default 8) and arrive in any order: order by seq, which increases strictly per instance.';
 
 /** The `webhooks` section of the OpenAPI document: every body a receiver can get. */
 export function webhookOpenApi(): OpenApiExtras {

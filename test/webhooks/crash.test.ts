@@ -3,6 +3,8 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import { apiFor, newAccount, newInstance, type Api } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
@@ -103,6 +105,80 @@ describe('webhooks across a crash (SIGKILL)', function () {
     const seqs = [...byId.keys()].map((id) => JSON.parse(byId.get(id)!).seq as number).sort((a, b) => a - b);
     expect(seqs[0]).to.equal(1);
     expect(new Set(seqs).size).to.equal(seqs.length);
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).to.equal(0);
+  });
+
+  it('with concurrent first attempts, resends what was in flight and nothing recorded delivered', async () => {
+    const total = 300;
+    // The first 30 are answered; later ones are held unanswered, so that the attempts in flight
+    // at the kill (up to the default concurrency) are known whatever the machine's speed.
+    const held = new Set<string>();
+    rx.respond = (r) => {
+      if (rx.received.length < 30) return { status: 200, delayMs: 20 };
+      held.add(r.body.id);
+      return 'hang';
+    };
+    const first = await spawnGateway(env());
+    running.push(first);
+    let api: Api = apiFor(first.url);
+    const owner = await newAccount(api);
+    const instance = await newInstance(api, owner, { webhook: rx.url, events_subscribe: ['Message'] });
+    const own = await newPhone(api, owner);
+    const contact = await newPhone(api, owner);
+    await pairByQr(api, owner, instance.id, own.phone);
+
+    const acknowledged = new Set<string>();
+    const send = async (target: Api, i: number) => {
+      const res = await target('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: `message ${i}` } });
+      if (res.status !== 201) throw new Error(`send ${i}: ${res.status} ${res.text}`);
+      acknowledged.add(res.body.message_id as string);
+    };
+    for (let i = 0; i < total / 2; i++) await send(api, i);
+    await waitFor(() => rx.received.length >= 30 && rx.inFlight >= 2, 'deliveries under way, several in flight', 30_000);
+    // Whatever is still in flight fills up to its bound before the kill.
+    await new Promise((r) => setTimeout(r, 300));
+    first.child.kill('SIGKILL');
+    expect(await first.exited).to.equal(null);
+    rx.respond = () => ({ status: 200, delayMs: 20 });
+    await new Promise((r) => setTimeout(r, 100));
+    const peakBeforeKill = rx.peakOf.get(instance.id) ?? 0;
+    const cut = rx.received.length;
+
+    // What the log says at the kill: delivered ones must never come again, queued ones must.
+    const docs = await EmbeddedDocumentStore.open({ path: join(dataDir, 'docs') });
+    const logged = await docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instance.id });
+    await docs.close();
+    const recordedDelivered = new Set(logged.filter((d) => d.state === 'delivered').map((d) => d._id));
+    const answered = rx.received.slice(0, cut).map((r) => r.body.id as string);
+    // Held unanswered, or answered but not yet recorded: the log still has them queued.
+    const inFlightAtKill = new Set([...held, ...answered.filter((id) => !recordedDelivered.has(id))]);
+    expect(recordedDelivered.size).to.be.greaterThan(0);
+    expect(held.size, 'attempts held unanswered at the kill').to.be.at.least(2);
+    for (const id of held) expect(recordedDelivered.has(id), 'an unanswered delivery recorded delivered').to.equal(false);
+
+    const second = await spawnGateway(env());
+    running.push(second);
+    api = apiFor(second.url);
+    for (let i = total / 2; i < total; i++) await send(api, i);
+
+    const delivered = () => new Set(rx.received.map((r) => r.body.event.Info.ID as string));
+    await waitFor(() => [...acknowledged].every((id) => delivered().has(id)), 'every acknowledged message delivered', 60_000);
+    const after = rx.received.slice(cut);
+    const resentDelivered = after.filter((r) => recordedDelivered.has(r.body.id)).map((r) => r.body.seq);
+    expect(resentDelivered, 'deliveries recorded delivered and sent again').to.deep.equal([]);
+    const resent = new Set(after.map((r) => r.body.id as string));
+    expect([...inFlightAtKill].filter((id) => !resent.has(id)), 'in flight at the kill, not sent again').to.deep.equal([]);
+    // Concurrency was on, within its default bound, before and after the restart.
+    expect(peakBeforeKill).to.be.within(2, 8);
+    expect(rx.peakOf.get(instance.id)).to.be.at.most(8);
+    const seqs = new Set(rx.received.map((r) => r.body.seq as number));
+    expect(seqs.size).to.equal(total);
+    console.log(
+      `      concurrent crash test: ${recordedDelivered.size} recorded delivered at the kill (none resent), ` +
+        `${inFlightAtKill.size} in flight or unrecorded (all resent), peak ${peakBeforeKill} in flight`,
+    );
 
     second.child.kill('SIGTERM');
     expect(await second.exited).to.equal(0);

@@ -57,16 +57,20 @@ describe('webhooks over HTTP (sandbox network)', function () {
     await waitFor(() => rx.ofType('Message').length === 5, 'five messages');
     await new Promise((r) => setTimeout(r, 200));
 
-    expect(rx.received.map((r) => r.body.type)).to.deep.equal(['Connected', 'Message', 'Message', 'Message', 'Message', 'Message']);
-    expect(rx.ofType('Message').map((r) => r.body.event.Info.ID)).to.deep.equal(ids);
-    expect(rx.ofType('Message').map((r) => r.body.event.Message.conversation)).to.deep.equal([0, 1, 2, 3, 4].map((i) => `hello ${i}`));
-    const seqs = rx.received.map((r) => r.body.seq as number);
+    // In seq order, as receivers read them: an instance's first attempts may overlap and arrive in
+    // any order (WEBHOOK_CONCURRENCY_PER_INSTANCE); seq follows the order things happened.
+    const bySeq = [...rx.received].sort((x, y) => x.body.seq - y.body.seq);
+    const messages = bySeq.filter((r) => r.body.type === 'Message');
+    expect(bySeq.map((r) => r.body.type)).to.deep.equal(['Connected', 'Message', 'Message', 'Message', 'Message', 'Message']);
+    expect(messages.map((r) => r.body.event.Info.ID)).to.deep.equal(ids);
+    expect(messages.map((r) => r.body.event.Message.conversation)).to.deep.equal([0, 1, 2, 3, 4].map((i) => `hello ${i}`));
+    const seqs = bySeq.map((r) => r.body.seq as number);
     seqs.forEach((s, i) => i > 0 && expect(s).to.be.greaterThan(seqs[i - 1]!));
     for (const r of rx.received) {
       expect(verifies(a.secret, r), `signature of ${r.body.id}`).to.equal(true);
       expect(r.body.instance_id).to.equal(a.id);
     }
-    const first = rx.ofType('Message')[0]!.body;
+    const first = messages[0]!.body;
     expect(first.event.Info).to.include({ IsFromMe: false, IsGroup: false, Type: 'text', Sender: a.contact.jid });
     const page = await log(a.id);
     expect(page).to.include({ page: 1, page_size: 50, total: 6, total_pages: 1 });
@@ -95,7 +99,9 @@ describe('webhooks over HTTP (sandbox network)', function () {
     expect((await sandbox(`/sandbox/groups/${group.body.jid}/participants`, { add: [third.phone], by })).status).to.equal(200);
     expect((await sandbox(`/sandbox/groups/${group.body.jid}/participants`, { remove: [third.phone], by })).status).to.equal(200);
     expect((await sandbox(`/sandbox/phones/${a.own.phone}/unlink`, {})).status).to.equal(200);
-    await waitFor(() => rx.ofType('Disconnected').length === 1, 'the disconnection');
+    // The disconnection is the last happening; deliveries before it may still be in flight
+    // (concurrent first attempts), so wait for every seq up to its own.
+    await waitFor(() => rx.ofType('Disconnected').length === 1 && rx.received.length >= rx.ofType('Disconnected')[0]!.body.seq, 'everything up to the disconnection');
 
     const types = new Set(rx.received.map((r) => r.body.type as WebhookType));
     expect([...types].sort()).to.deep.equal(Object.keys(WebhookBodies).sort());

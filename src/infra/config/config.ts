@@ -37,6 +37,12 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RETRY_MAX_MS: Type.Integer({ minimum: 1, default: 3_600_000 }),
   WEBHOOK_RETRY_HORIZON_S: Type.Integer({ minimum: 1, default: 3 * 86400 }),
+  /** First attempts of one instance in flight together (receivers order by seq). */
+  WEBHOOK_CONCURRENCY_PER_INSTANCE: Type.Integer({ minimum: 1, maximum: 512, default: 8 }),
+  /** True: each instance's first attempts go strictly one after another. */
+  WEBHOOK_ORDERED: Type.Boolean({ default: false }),
+  /** Attempts one receiver origin gets at once, whichever instances they come from. */
+  WEBHOOK_CONCURRENCY_PER_HOST: Type.Integer({ minimum: 1, maximum: 512, default: 64 }),
   /** Largest media a download route will fetch and decrypt. */
   MEDIA_MAX_BYTES: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 }),
 });

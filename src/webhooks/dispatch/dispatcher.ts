@@ -14,6 +14,9 @@ import { Scheduler, type SchedulerLimits, type Stub, type Work } from './schedul
 import type { Sender } from './sender.js';
 import type { SigningKeys } from './signing-keys.js';
 
+/** After an outcome could not be written: the store gets a moment before the attempt goes again. */
+const UNRECORDED_AGAIN_MS = 1000;
+
 export interface DispatcherOptions {
   docs: DocumentStore;
   repo: DeliveryRepo;
@@ -44,6 +47,8 @@ export class Dispatcher {
   private readonly abort = new AbortController();
   /** Deliveries someone retried by hand while this process held them: applied once they settle. */
   private readonly retryWhenSettled = new Set<string>();
+  /** Attempts whose outcome could not be written, waiting to go again (unrecorded). */
+  private readonly unrecordedTimers = new Set<NodeJS.Timeout>();
   private started = false;
   private stopping = false;
 
@@ -70,6 +75,8 @@ export class Dispatcher {
     this.stopping = true;
     this.lanes.stop();
     this.retries.stop();
+    for (const timer of this.unrecordedTimers) clearTimeout(timer);
+    this.unrecordedTimers.clear();
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.stopGraceMs)));
@@ -146,9 +153,24 @@ export class Dispatcher {
       const ops: WriteOp[] = [saveOp(write)];
       if (write.state === 'retrying') ops.push(registerRetryHost(write.host));
       const saved = write;
-      this.writer.write(ops, () => this.settle(stub, saved));
+      this.writer.write(ops, (committed) => (committed ? this.settle(stub, saved) : this.unrecorded(stub)));
     } else this.settle(stub, null);
     this.pump();
+  }
+
+  /**
+   * The outcome could not be written: the log still has the delivery as this process read it,
+   * and a lane does not read back what it has passed. It stays held and is attempted again
+   * shortly, in any order, like a retry (a duplicate for the receiver, never a loss).
+   */
+  private unrecorded(stub: Stub): void {
+    const timer = setTimeout(() => {
+      this.unrecordedTimers.delete(timer);
+      if (this.stopping) return;
+      this.scheduler.addRetry(stub);
+      this.pump();
+    }, UNRECORDED_AGAIN_MS);
+    this.unrecordedTimers.add(timer);
   }
 
   /** The outcome is in the log: the delivery is no longer this process's to hold. */

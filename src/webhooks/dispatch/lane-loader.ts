@@ -79,9 +79,10 @@ export class LaneLoader {
           lane.more = true;
           break;
         }
-        const docs = await this.repo.queued(lane.instanceId, room, lane.maxSeq);
-        for (const doc of docs) if (!this.known.has(doc._id)) this.take(stubOf(doc));
-        lane.more = docs.length === room;
+        const afterSeq = lane.maxSeq;
+        const { all, free } = await this.known.read(() => this.repo.queued(lane.instanceId, room, afterSeq));
+        for (const doc of free) this.take(stubOf(doc));
+        lane.more = all.length === room;
       } while (lane.reloadWanted && !this.stopped);
     } catch (err) {
       this.logger.error({ err, instanceId: lane.instanceId }, 'webhook deliveries could not be read; the sweep will retry');
@@ -93,8 +94,8 @@ export class LaneLoader {
   }
 
   private take(stub: Stub): void {
-    this.known.hold(stub);
-    this.scheduler.addFirst(stub);
+    // Held only once the lane has it: one it already passed must not stay held for ever.
+    if (this.scheduler.addFirst(stub)) this.known.hold(stub);
   }
 
   private deliverCommitted(lane: Lane, notices: QueuedNotice[]): void {

@@ -7,14 +7,15 @@ const MAX_TRIES = 5;
 
 interface Entry {
   ops: WriteOp[];
-  done: () => void;
+  done: (committed: boolean) => void;
 }
 
 /**
  * Writes attempt outcomes in batches: whatever finished while the previous batch was committing
  * goes in the next one, so a burst of deliveries costs a handful of transactions. A write that
- * keeps failing is given up after a few tries: the delivery then stays in its previous state and
- * is attempted again later, which is a duplicate, never a loss.
+ * keeps failing is given up after a few tries and its callers are told: the delivery then stays
+ * in its previous state in the log, and the dispatcher attempts it again, which is a duplicate,
+ * never a loss.
  */
 export class OutcomeWriter {
   private queue: Entry[] = [];
@@ -25,8 +26,8 @@ export class OutcomeWriter {
     private readonly logger: Logger,
   ) {}
 
-  /** `done` runs once the ops are committed (or given up). */
-  write(ops: WriteOp[], done: () => void): void {
+  /** `done` runs once the ops are committed (true) or given up (false). */
+  write(ops: WriteOp[], done: (committed: boolean) => void): void {
     this.queue.push({ ops, done });
     this.running ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.run());
   }
@@ -40,8 +41,8 @@ export class OutcomeWriter {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.take());
-        await this.commit(batch.flatMap((e) => e.ops));
-        for (const entry of batch) entry.done();
+        const committed = await this.commit(batch.flatMap((e) => e.ops));
+        for (const entry of batch) entry.done(committed);
       }
     } finally {
       this.running = null;
@@ -59,15 +60,15 @@ export class OutcomeWriter {
     return entries;
   }
 
-  private async commit(ops: WriteOp[]): Promise<void> {
+  private async commit(ops: WriteOp[]): Promise<boolean> {
     for (let tries = 1; ; tries++) {
       try {
         await this.docs.batch(ops);
-        return;
+        return true;
       } catch (err) {
         if (tries >= MAX_TRIES) {
           this.logger.error({ err, ops: ops.length }, 'webhook outcomes not recorded; those deliveries will be attempted again');
-          return;
+          return false;
         }
         await new Promise((r) => setTimeout(r, RETRY_MS));
       }

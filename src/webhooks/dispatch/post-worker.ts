@@ -4,13 +4,15 @@ import type { PostAnswer, PostRequest } from './post.js';
 
 /** The thread's side of WorkerPost (worker-post.ts): requests in, answers out, both in batches. */
 export type ToWorker = { sends: { n: number; request: PostRequest }[] } | { abort: number[] };
-export type FromWorker = { answers: { n: number; answer: PostAnswer }[] };
+type Answers = { n: number; answer: PostAnswer }[];
+/** `ready` once, when the thread has loaded and listens: its start-up is not a stall. */
+export type FromWorker = { answers: Answers } | { ready: true };
 
 const port = parentPort;
 if (port) {
   const post = new AxiosPost(workerData as PostSettings);
   const inFlight = new Map<number, AbortController>();
-  let answers: FromWorker['answers'] = [];
+  let answers: Answers = [];
 
   // Answers that settle together (in the same microtask run) go back in one message.
   const flush = () => {
@@ -37,4 +39,5 @@ if (port) {
       );
     }
   });
+  port.postMessage({ ready: true } satisfies FromWorker);
 }

@@ -16,6 +16,8 @@ export class RetryLoader {
   private readonly hosts = new Set<string>();
   /** Hosts whose due retries did not all fit in memory on the last read. */
   private readonly backlogged = new Set<string>();
+  /** Hosts told of a due time since their queue was last read: a read that found none may be stale. */
+  private readonly told = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private running = false;
@@ -47,6 +49,7 @@ export class RetryLoader {
   /** A delivery of `host` becomes due at `dueMs` (an outcome, or a manual retry). */
   dueAt(host: string, dueMs: number): void {
     this.hosts.add(host);
+    this.told.add(host);
     this.wakeAt(dueMs);
   }
 
@@ -91,16 +94,17 @@ export class RetryLoader {
       return Infinity;
     }
     const held = this.known.retries(host);
-    const docs = await this.repo.hostRetries(host, held + room);
-    if (docs.length === 0 && held === 0) {
+    this.told.delete(host);
+    const { all, free } = await this.known.read(() => this.repo.hostRetries(host, held + room));
+    // An outcome committed during the read may have made a retry the read did not see.
+    if (all.length === 0 && this.known.retries(host) === 0 && !this.told.has(host)) {
       this.hosts.delete(host);
       this.backlogged.delete(host);
       return Infinity;
     }
     const now = this.clock.now().getTime();
     let taken = 0;
-    for (const doc of docs) {
-      if (this.known.has(doc._id)) continue;
+    for (const doc of free) {
       if (doc.due_ms > now) return doc.due_ms;
       const stub = stubOf(doc);
       this.known.hold(stub);

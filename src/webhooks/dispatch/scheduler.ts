@@ -2,7 +2,8 @@ import type { DeliveryDoc } from '../deliveries/documents.js';
 
 /**
  * Which delivery goes next, in memory only (the delivery log is the durable truth):
- * - first attempts run one at a time per instance, in seq order (a lane per instance);
+ * - first attempts of an instance start in seq order (a lane per instance), up to `perInstance`
+ *   of them in flight together (1 is the strictly ordered mode); receivers order by seq;
  * - retries run in any order;
  * - at most `perHost` attempts are in flight per receiver origin and `global` in all, and hosts
  *   take turns for free slots, so a slow receiver fills its own slots and nobody else's.
@@ -24,6 +25,8 @@ export interface Work {
 }
 
 export interface SchedulerLimits {
+  /** First attempts of one instance in flight together; 1 sends them strictly one after another. */
+  perInstance: number;
   perHost: number;
   global: number;
   /** First attempts held in memory per instance; the rest wait in the log. */
@@ -34,7 +37,9 @@ export interface SchedulerLimits {
 
 export class Lane {
   readonly queue: Stub[] = [];
-  busy = false;
+  /** First attempts of this lane in flight. */
+  inFlight = 0;
+  /** Waiting in its host's turn for a slot (at most once at a time, so lanes of a host alternate). */
   offered = false;
   /** Highest seq ever taken into the lane: the log is read after it. */
   maxSeq = 0;
@@ -101,13 +106,14 @@ export class Scheduler {
     return this.limits.hostRetriesHeld - (this.hosts.get(host)?.retriesHeld ?? 0);
   }
 
-  /** Takes a queued delivery into its lane; stubs must arrive in seq order. */
-  addFirst(stub: Stub): void {
+  /** Takes a queued delivery into its lane (stubs must arrive in seq order); false if the lane is already past it. */
+  addFirst(stub: Stub): boolean {
     const lane = this.lane(stub.instanceId);
-    if (stub.seq <= lane.maxSeq) return;
+    if (stub.seq <= lane.maxSeq) return false;
     lane.queue.push(stub);
     lane.maxSeq = stub.seq;
     this.offer(lane);
+    return true;
   }
 
   addRetry(stub: Stub): void {
@@ -135,8 +141,11 @@ export class Scheduler {
       if (waiting.kind === 'retry') return { stub: waiting.stub, first: false };
       const lane = waiting.lane;
       lane.offered = false;
-      lane.busy = true;
-      return { stub: lane.queue.shift() as Stub, first: true };
+      lane.inFlight++;
+      const stub = lane.queue.shift() as Stub;
+      // Back to the end of its host's turn for the next one: a host's lanes take turns.
+      this.offer(lane);
+      return { stub, first: true };
     }
     return undefined;
   }
@@ -149,14 +158,14 @@ export class Scheduler {
     if (!work.first) host.retriesHeld--;
     else {
       const lane = this.lane(work.stub.instanceId);
-      lane.busy = false;
+      lane.inFlight--;
       this.offer(lane);
     }
   }
 
   private offer(lane: Lane): void {
     const head = lane.queue[0];
-    if (lane.busy || lane.offered || !head) return;
+    if (lane.inFlight >= this.limits.perInstance || lane.offered || !head) return;
     lane.offered = true;
     this.host(head.host).waiting.push({ kind: 'lane', lane });
     this.markWaiting(head.host);

@@ -22,7 +22,8 @@ export interface StallWatch {
  * (axios, undici, signing, the socket writes) was about two fifths of the event loop's time at
  * full load, which also records events, runs the projections and writes outcomes; here it runs
  * beside them. Requests (and answers) made together cross in one message; a microtask, not the
- * next turn of the loop, sends them, since every first attempt of an instance waits for the last.
+ * next turn of the loop, sends them, since a first attempt often waits for an earlier one of its
+ * instance (always so with WEBHOOK_ORDERED).
  *
  * If the thread dies, what it had in flight is answered as failed (the dispatcher retries it: a
  * possible duplicate, never a loss) and the next request starts a new thread. The thread never
@@ -37,6 +38,8 @@ export class WorkerPost implements WebhookPost {
   private next = 1;
   private closed = false;
   private watchdog: NodeJS.Timeout | undefined;
+  /** When the current thread said it was ready (performance.now()); undefined while it starts. */
+  private readySince: number | undefined;
 
   private readonly stall: StallWatch;
 
@@ -108,8 +111,10 @@ export class WorkerPost implements WebhookPost {
 
   private spawn(): Worker {
     const worker = startThread(this.settings);
+    this.readySince = undefined;
     worker.on('message', (message: FromWorker) => {
-      for (const { n, answer } of message.answers) this.settle(n, answer);
+      if ('ready' in message) this.readySince = performance.now();
+      else for (const { n, answer } of message.answers) this.settle(n, answer);
     });
     worker.on('error', (err) => this.lose(worker, err.message));
     worker.on('messageerror', (err) => this.lose(worker, `unreadable answer: ${err.message}`));
@@ -132,11 +137,14 @@ export class WorkerPost implements WebhookPost {
   /**
    * Timeouts and aborts are the thread's to apply; a thread that stops answering without dying
    * (a stuck loop) would hold every lane and every stop behind it. Requests are kept in the order
-   * they were asked for, so the first one is the oldest.
+   * they were asked for, so the first one is the oldest. A request waits on the thread only once
+   * it is ready: loading it on a busy machine can take seconds, and ending it for that would
+   * start the same slow load again (a failed load ends it through 'error' or 'exit').
    */
   private watchStalls(): void {
     const oldest = this.pending.values().next().value;
-    if (!oldest || !this.worker || performance.now() - oldest.at < this.stall.afterMs) return;
+    if (!oldest || !this.worker || this.readySince === undefined) return;
+    if (performance.now() - Math.max(oldest.at, this.readySince) < this.stall.afterMs) return;
     this.lose(this.worker, 'it stopped answering');
   }
 }

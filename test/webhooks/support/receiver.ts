@@ -19,6 +19,12 @@ export class Receiver {
   /** Every request, answered or not. */
   requests = 0;
   sockets = 0;
+  /** Requests received and not yet answered (or closed), now and at the most. */
+  inFlight = 0;
+  peak = 0;
+  /** The same, per instance (by the body's instance_id). */
+  readonly peakOf = new Map<string, number>();
+  private readonly inFlightOf = new Map<string, number>();
   respond: Responder = () => 200;
   private server: Server | undefined;
   private port = 0;
@@ -35,6 +41,7 @@ export class Receiver {
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const entry: Received = { headers: req.headers, raw, body: safeJson(raw), at: Date.now() };
+        this.track(res, String(entry.body?.instance_id));
         const answer = this.respond(entry, ++this.requests);
         if (answer === 'hang') {
           this.hanging.add(res);
@@ -55,6 +62,19 @@ export class Receiver {
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
     return this;
+  }
+
+  /** Counts the request in flight until it is answered or its connection goes. */
+  private track(res: ServerResponse, instanceId: string): void {
+    this.inFlight++;
+    this.peak = Math.max(this.peak, this.inFlight);
+    const mine = (this.inFlightOf.get(instanceId) ?? 0) + 1;
+    this.inFlightOf.set(instanceId, mine);
+    this.peakOf.set(instanceId, Math.max(this.peakOf.get(instanceId) ?? 0, mine));
+    res.once('close', () => {
+      this.inFlight--;
+      this.inFlightOf.set(instanceId, (this.inFlightOf.get(instanceId) ?? 1) - 1);
+    });
   }
 
   async stop(): Promise<void> {
