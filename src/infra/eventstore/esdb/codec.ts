@@ -1,0 +1,47 @@
+import { jsonEvent, type AllStreamResolvedEvent, type EventData as ClientEventData, type ResolvedEvent } from '@eventstore/db-client';
+import type { EventData, JsonObject, RecordedEvent } from '../port.js';
+
+/**
+ * EventStoreDB's own events ($metadata, $stats-..., $scavenges...) have types and stream names
+ * starting with `$`. They are not ours: reads skip them and subscriptions filter them out.
+ */
+export function isSystemEvent(type: string, streamId: string): boolean {
+  return type.startsWith('$') || streamId.startsWith('$');
+}
+
+export function toClientEvent(event: EventData): ClientEventData {
+  return jsonEvent({ id: event.id, type: event.type, data: event.data as ClientJson, metadata: event.metadata });
+}
+
+type ClientJson = Parameters<typeof jsonEvent>[0]['data'];
+
+/**
+ * A read or subscribed event in the port's shape; undefined for what is not one of ours (system
+ * events, links without their event). Positions: the commit position is the port's position.
+ */
+export function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
+  const event = resolved.event;
+  if (!event || isSystemEvent(event.type, event.streamId)) return undefined;
+  const position = event.position?.commit ?? resolved.commitPosition;
+  if (position === undefined) throw new Error(`event ${event.id} in ${event.streamId} came without a position`);
+  return {
+    id: event.id,
+    type: event.type,
+    streamId: event.streamId,
+    revision: event.revision,
+    position,
+    data: jsonObject(event.data),
+    metadata: jsonObject(event.metadata),
+    created: event.created,
+  };
+}
+
+/** Our events are JSON objects; anything else (written by another tool) reads as empty. */
+function jsonObject(value: unknown): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as JsonObject) : {};
+}
+
+/** EventStoreDB positions are pairs; every append commits at once, so the prepare equals the commit. */
+export function allPosition(commit: bigint): { commit: bigint; prepare: bigint } {
+  return { commit, prepare: commit };
+}
