@@ -24,7 +24,8 @@ export interface StoredEvent extends Proposed {
 }
 
 export type AppendOutcome =
-  | { ok: true; revision: bigint; position: bigint }
+  /** idempotent: the events were already there; nothing was written. */
+  | { ok: true; revision: bigint; position: bigint; idempotent?: true }
   /** current is -1n for a missing stream. */
   | { ok: false; reason: 'wrong_expected_version'; current: bigint }
   | { ok: false; reason: 'stream_deleted' };
@@ -64,7 +65,7 @@ export class MemoryLog {
       const matched = proposed.every((event, i) => stream.events[startAt + i]?.id === event.id);
       if (matched && proposed.length > 0) {
         const last = stream.events[startAt + proposed.length - 1] as StoredEvent;
-        return { ok: true, revision: last.revision, position: last.position };
+        return { ok: true, revision: last.revision, position: last.position, idempotent: true };
       }
       if (startAt <= Number(current)) return { ok: false, reason: 'wrong_expected_version', current };
     }

@@ -56,20 +56,30 @@ export function proposed(message: ProposedMessage): Proposed {
   };
 }
 
-export function readEvent(event: StoredEvent): InstanceType<typeof streamsPb.ReadResp> {
+/** -1 as an unsigned 64-bit number: EventStoreDB's "no position". */
+export const NO_POSITION = (2n ** 64n - 1n).toString();
+
+/**
+ * An event as a read answers it. Reads of one stream come from EventStoreDB's index, which has
+ * no commit position: like the server, they carry NO_POSITION there and the log position as the
+ * prepare position.
+ */
+export function readEvent(event: StoredEvent, from: 'stream' | 'all'): InstanceType<typeof streamsPb.ReadResp> {
   const recorded = new streamsPb.ReadResp.ReadEvent.RecordedEvent()
     .setId(new sharedPb.UUID().setString(event.id))
     .setStreamIdentifier(streamIdentifier(event.streamId))
     .setStreamRevision(event.revision.toString())
     .setPreparePosition(event.position.toString())
-    .setCommitPosition(event.position.toString())
+    .setCommitPosition(from === 'all' ? event.position.toString() : NO_POSITION)
     .setData(event.data)
     .setCustomMetadata(event.customMetadata);
   const map = recorded.getMetadataMap();
   map.set('type', event.type);
   map.set('content-type', event.contentType);
   map.set('created', (BigInt(event.created) * TICKS_PER_MS).toString());
-  const read = new streamsPb.ReadResp.ReadEvent().setEvent(recorded).setCommitPosition(event.position.toString());
+  const read = new streamsPb.ReadResp.ReadEvent().setEvent(recorded);
+  if (from === 'all') read.setCommitPosition(event.position.toString());
+  else read.setNoPosition(new sharedPb.Empty());
   return new streamsPb.ReadResp().setEvent(read);
 }
 
@@ -171,8 +181,8 @@ export function uuid(value: string): InstanceType<typeof sharedPb.UUID> {
   return new sharedPb.UUID().setString(value);
 }
 
-export function allStreamPosition(position: bigint): InstanceType<typeof sharedPb.AllStreamPosition> {
-  return new sharedPb.AllStreamPosition().setCommitPosition(position.toString()).setPreparePosition(position.toString());
+export function allStreamPosition(position: string): InstanceType<typeof sharedPb.AllStreamPosition> {
+  return new sharedPb.AllStreamPosition().setCommitPosition(position).setPreparePosition(position);
 }
 
 /** BatchAppend uses google.protobuf.Empty where the older calls use the client's own Empty. */

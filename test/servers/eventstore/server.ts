@@ -135,7 +135,7 @@ function readStream(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq, Rea
     const from = streamOptions?.hasRevision() ? BigInt(streamOptions.getRevision()) : streamOptions?.hasStart() ? 0n : log.head(name);
     selected = visible.filter((event) => event.revision <= from).reverse().slice(0, count);
   }
-  void writeAll(call, selected.map(msg.readEvent)).then(() => call.end());
+  void writeAll(call, selected.map((event) => msg.readEvent(event, 'stream'))).then(() => call.end());
 }
 
 function readAll(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq, ReadResp>, options: ReadOptions, forwards: boolean, count: number): void {
@@ -156,7 +156,7 @@ function readAll(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq, ReadRe
       if (filter(event)) selected.push(event);
     }
   }
-  void writeAll(call, selected.map(msg.readEvent)).then(() => call.end());
+  void writeAll(call, selected.map((event) => msg.readEvent(event, 'all'))).then(() => call.end());
 }
 
 /**
@@ -189,7 +189,7 @@ function subscribeToAll(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq,
         const event = log.all[cursor++] as StoredEvent;
         examined++;
         let ready = true;
-        if (!filter || filter(event)) ready = call.write(msg.readEvent(event));
+        if (!filter || filter(event)) ready = call.write(msg.readEvent(event, 'all'));
         if (filter && examined % interval === 0) ready = call.write(msg.checkpoint(event.position)) && ready;
         if (!ready) await drained(call);
       }
@@ -256,9 +256,10 @@ function append(log: MemoryLog, call: grpc.ServerReadableStream<AppendReq, Appen
     if (name === undefined) return callback(invalid('append without options'));
     const outcome = log.append(name, events, expected);
     if (outcome.ok) {
+      const at = answeredPosition(outcome);
       const success = new msg.AppendResp.Success()
         .setCurrentRevision(outcome.revision.toString())
-        .setPosition(new msg.AppendResp.Position().setCommitPosition(outcome.position.toString()).setPreparePosition(outcome.position.toString()));
+        .setPosition(new msg.AppendResp.Position().setCommitPosition(at).setPreparePosition(at));
       return callback(null, new msg.AppendResp().setSuccess(success));
     }
     if (outcome.reason === 'stream_deleted') return callback(streamDeletedError(name));
@@ -290,7 +291,8 @@ function batchAppend(log: MemoryLog, call: grpc.ServerDuplexStream<BatchAppendRe
       setExpected(answer, batch.expected);
       const outcome = log.append(batch.name, batch.events, batch.expected);
       if (outcome.ok) {
-        const success = new msg.BatchAppendResp.Success().setCurrentRevision(outcome.revision.toString()).setPosition(msg.allStreamPosition(outcome.position));
+        const at = answeredPosition(outcome);
+        const success = new msg.BatchAppendResp.Success().setCurrentRevision(outcome.revision.toString()).setPosition(msg.allStreamPosition(at));
         answer.setSuccess(success);
       } else if (outcome.reason === 'stream_deleted') {
         answer.setError(msg.status(FAILED_PRECONDITION, `stream ${batch.name} is deleted`, msg.streamDeletedDetail(batch.name)));
@@ -334,6 +336,14 @@ function setExpected(answer: BatchAppendResp, expected: Expected): void {
   else if (expected === 'stream_exists') answer.setStreamExists(msg.googleEmpty());
   else if (expected < 0n) answer.setNoStream(msg.googleEmpty());
   else answer.setStreamPosition(expected.toString());
+}
+
+/**
+ * An idempotent retry is answered without a position (-1 as unsigned, as EventStoreDB's writer
+ * reports it), so clients cannot take the answer's position for granted.
+ */
+function answeredPosition(outcome: Extract<AppendOutcome, { ok: true }>): string {
+  return outcome.idempotent ? msg.NO_POSITION : outcome.position.toString();
 }
 
 // --- errors, as EventStoreDB reports them in trailers the client reads ---

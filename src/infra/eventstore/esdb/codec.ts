@@ -22,7 +22,7 @@ type ClientJson = Parameters<typeof jsonEvent>[0]['data'];
 export function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent | undefined {
   const event = resolved.event;
   if (!event || isSystemEvent(event.type, event.streamId)) return undefined;
-  const position = event.position?.commit ?? resolved.commitPosition;
+  const position = logPosition(event.position) ?? logPosition({ commit: resolved.commitPosition });
   if (position === undefined) throw new Error(`event ${event.id} in ${event.streamId} came without a position`);
   return {
     id: event.id,
@@ -39,6 +39,20 @@ export function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): Re
 /** Our events are JSON objects; anything else (written by another tool) reads as empty. */
 function jsonObject(value: unknown): JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as JsonObject) : {};
+}
+
+/** -1 as an unsigned 64-bit number: how the server says "no position". */
+export const NO_POSITION = 2n ** 64n - 1n;
+
+/**
+ * The commit position, or undefined when the server did not give one. Reads of a single stream
+ * come from the index, which has no commit position (the server sends NO_POSITION); each append
+ * commits on its own, so there the event's prepare position is the same number.
+ */
+export function logPosition(position: { commit?: bigint; prepare?: bigint } | undefined): bigint | undefined {
+  if (position?.commit !== undefined && position.commit !== NO_POSITION) return position.commit;
+  if (position?.prepare !== undefined && position.prepare !== NO_POSITION) return position.prepare;
+  return undefined;
 }
 
 /** EventStoreDB positions are pairs; every append commits at once, so the prepare equals the commit. */

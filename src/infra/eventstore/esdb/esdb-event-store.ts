@@ -23,7 +23,7 @@ import type {
   StreamMetadata,
   SubscribeOptions,
 } from '../port.js';
-import { allPosition, isSystemEvent, toClientEvent, toRecorded } from './codec.js';
+import { allPosition, isSystemEvent, logPosition, toClientEvent, toRecorded } from './codec.js';
 import { EsdbSubscription } from './subscription.js';
 
 export interface EsdbEventStoreOptions {
@@ -74,8 +74,8 @@ export class EsdbEventStore implements EventStore {
       throw error;
     }
     const nextRevision = result.nextExpectedRevision;
-    // Some server versions answer an idempotent retry without a position: the stream has it.
-    const position = result.position?.commit ?? (await this.positionOf(streamId, nextRevision));
+    // Servers answer an idempotent retry without a usable position: the stream has it.
+    const position = logPosition(result.position) ?? (await this.positionOf(streamId, nextRevision));
     return { nextRevision, position };
   }
 
@@ -108,13 +108,13 @@ export class EsdbEventStore implements EventStore {
     const events: RecordedEvent[] = [];
     let cursor = options.after ?? -1n;
     while (events.length < maxCount) {
-      // Reads of $all include their start position: ask for one more and drop it.
+      // Reads of $all include their start position: the event at the cursor comes again, dropped here.
       const page = await this.readAllPage(cursor);
       for (const resolved of page) {
         const recorded = toRecorded(resolved);
         if (recorded && recorded.position > cursor && events.length < maxCount) events.push(recorded);
       }
-      const last = page.at(-1)?.event?.position?.commit ?? page.at(-1)?.commitPosition;
+      const last = logPosition(page.at(-1)?.event?.position);
       if (page.length < PAGE || last === undefined || last <= cursor) break;
       cursor = last;
     }
@@ -162,7 +162,7 @@ export class EsdbEventStore implements EventStore {
       for await (const resolved of this.client.readAll({ direction: BACKWARDS, fromPosition: from, maxCount: PAGE })) page.push(resolved);
       for (const resolved of page) {
         const event = resolved.event;
-        if (event && !isSystemEvent(event.type, event.streamId)) return event.position?.commit ?? resolved.commitPosition ?? -1n;
+        if (event && !isSystemEvent(event.type, event.streamId)) return logPosition(event.position) ?? -1n;
       }
       const last = page.at(-1)?.event?.position;
       if (page.length < PAGE || !last) return -1n;
