@@ -26,6 +26,8 @@ export interface EventStoreTestServerOptions {
    * Without it the client falls back to one Append call per write.
    */
   batchAppend?: boolean;
+  /** Port on 127.0.0.1; default a free one. */
+  port?: number;
 }
 
 export interface EventStoreTestServer {
@@ -54,7 +56,7 @@ export async function startEventStoreTestServer(options: EventStoreTestServerOpt
     },
   });
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(`127.0.0.1:${options.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   });
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
