@@ -47,6 +47,8 @@ const PAGE = 1000;
 export class EsdbEventStore implements EventStore {
   private closed?: Promise<void>;
   private readonly subscriptions = new Set<EsdbSubscription>();
+  /** Appends sent and not yet answered: close waits for them, so none is cut off mid-flight. */
+  private readonly appending = new Set<Promise<unknown>>();
 
   private constructor(private readonly client: EventStoreDBClient) {}
 
@@ -63,15 +65,19 @@ export class EsdbEventStore implements EventStore {
 
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
+    const sent = this.client.appendToStream(streamId, events.map(toClientEvent), { expectedRevision: expected });
+    this.appending.add(sent);
     let result;
     try {
-      result = await this.client.appendToStream(streamId, events.map(toClientEvent), { expectedRevision: expected });
+      result = await sent;
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         const actual = error.actualVersion === 'no_stream' ? -1n : BigInt(error.actualVersion);
         throw new WrongExpectedRevisionError(streamId, expected, actual);
       }
       throw error;
+    } finally {
+      this.appending.delete(sent);
     }
     const nextRevision = result.nextExpectedRevision;
     // Servers answer an idempotent retry without a usable position: the stream has it.
@@ -128,9 +134,8 @@ export class EsdbEventStore implements EventStore {
       fromPosition: after < 0n ? START : allPosition(after),
       filter: excludeSystemEvents(),
     });
-    const subscription = new EsdbSubscription(source, after);
+    const subscription: EsdbSubscription = new EsdbSubscription(source, after, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
-    source.once('close', () => this.subscriptions.delete(subscription));
     return subscription;
   }
 
@@ -173,6 +178,7 @@ export class EsdbEventStore implements EventStore {
   close(): Promise<void> {
     this.closed ??= (async () => {
       await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.unsubscribe()));
+      await Promise.allSettled([...this.appending]);
       await this.client.dispose();
     })();
     return this.closed;

@@ -22,6 +22,7 @@ export class EsdbSubscription implements AllSubscription {
     private readonly source: AllStreamSubscription,
     /** Exclusive: events at or before it are dropped, whatever the server's start rule. */
     private readonly after: bigint,
+    private readonly onStop: () => void = () => undefined,
   ) {
     const poke = () => this.wake?.();
     source.on('readable', poke);
@@ -69,6 +70,7 @@ export class EsdbSubscription implements AllSubscription {
     if (this.stopped) return;
     this.stopped = true;
     this.wake?.();
+    this.onStop();
     await this.source.unsubscribe().catch(() => undefined);
   }
 
