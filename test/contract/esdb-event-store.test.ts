@@ -55,6 +55,15 @@ describe('EsdbEventStore over the gRPC test server', () => {
     expect((await store.readStream('s')).map((e) => e.type)).to.deep.equal(['B']);
   });
 
+  it('writes stream metadata only when the retention changes', async () => {
+    await store.setStreamMetadata('session-1', { maxAgeSeconds: 86_400 });
+    await store.setStreamMetadata('session-1', { maxAgeSeconds: 86_400 });
+    expect(server.log.all.filter((e) => e.streamId === '$$session-1')).to.have.length(1);
+    await store.setStreamMetadata('session-1', { maxAgeSeconds: 3_600 });
+    expect(await store.getStreamMetadata('session-1')).to.deep.equal({ maxAgeSeconds: 3_600 });
+    expect(server.log.all.filter((e) => e.streamId === '$$session-1')).to.have.length(2);
+  });
+
   it('reads $all across pages, after a position and up to maxCount', async () => {
     for (let i = 0; i < 25; i++) await store.append(`s-${i % 3}`, Array.from({ length: 100 }, (_, j) => event(`E${i * 100 + j}`)), 'any');
     const all = await store.readAll();

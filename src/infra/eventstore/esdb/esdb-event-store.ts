@@ -53,6 +53,8 @@ export class EsdbEventStore implements EventStore {
   private constructor(private readonly client: EventStoreDBClient) {}
 
   static async open(options: EsdbEventStoreOptions): Promise<EsdbEventStore> {
+    // throwOnAppendFailure stays true (the default): a wrong expected revision comes as the typed
+    // error with the stream's revision, which 6.2.1's BatchAppend result path would misreport.
     const client = EventStoreDBClient.connectionString(options.url);
     const store = new EsdbEventStore(client);
     // Fails now on an unreachable server, not on the first request.
@@ -147,7 +149,9 @@ export class EsdbEventStore implements EventStore {
     }
     // Keep what others set on the stream ($tb after a delete, ACLs): only $maxAge is ours.
     const { metadata: current = {} } = await this.client.getStreamMetadata(streamId);
-    const { maxAge: _previous, ...others } = current;
+    const { maxAge: previous, ...others } = current;
+    // Every node sets its session streams' retention at start: a write only when it changes.
+    if (previous === maxAgeSeconds) return;
     await this.client.setStreamMetadata(streamId, maxAgeSeconds === undefined ? others : { ...others, maxAge: maxAgeSeconds });
   }
 
