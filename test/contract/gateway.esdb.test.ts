@@ -52,6 +52,26 @@ describe('gateway on the EventStoreDB adapter (gRPC test server)', () => {
     expect(read.body.name).to.equal('Kept in the log');
   });
 
+  it('rides out an EventStoreDB outage: not ready while it is down, everything works again once it is back', async () => {
+    t = await startTestGateway({ EVENTSTORE_URL: server.url });
+    const owner = await newAccount(t.api);
+    const before = await newInstance(t.api, owner, { name: 'before' });
+    const port = Number(new URL(server.url.replace('esdb://', 'http://')).port);
+    await server.close();
+
+    expect((await t.api('GET', '/ready')).status).to.equal(503);
+    const refused = await t.api('PUT', '/instances/create', { token: owner.jwt, body: { name: 'while down' } });
+    expect(refused.status).to.be.at.least(500);
+
+    server = await startEventStoreTestServer({ port, log: server.log });
+    const api = t.api;
+    await eventually(() => api('GET', '/ready'));
+    const after = await newInstance(t.api, owner, { name: 'after' });
+    const list = await t.api('GET', `/instances/${after.id}`, { token: owner.jwt });
+    expect(list.body.name).to.equal('after');
+    expect((await t.api('GET', `/instances/${before.id}`, { token: owner.jwt })).body.name).to.equal('before');
+  });
+
   it('refuses to start when EVENTSTORE_URL is not an EventStoreDB connection string, without echoing it', async () => {
     const error = await startTestGateway({ EVENTSTORE_URL: 'http://user:hunter2@127.0.0.1:1' }).then(
       () => expect.fail('the gateway started'),

@@ -28,6 +28,8 @@ export interface EventStoreTestServerOptions {
   batchAppend?: boolean;
   /** Port on 127.0.0.1; default a free one. */
   port?: number;
+  /** The log to serve, e.g. the one of a server that was closed: a restart that keeps the data. */
+  log?: MemoryLog;
 }
 
 export interface EventStoreTestServer {
@@ -44,7 +46,7 @@ const VERSION = '24.10.0-test';
 const FAILED_PRECONDITION = 9;
 
 export async function startEventStoreTestServer(options: EventStoreTestServerOptions = {}): Promise<EventStoreTestServer> {
-  const log = new MemoryLog(options.now ?? Date.now);
+  const log = options.log ?? new MemoryLog(options.now ?? Date.now);
   const server = new grpc.Server();
   server.addService(streamsGrpc.StreamsService, streamsImplementation(log));
   server.addService(serverFeaturesGrpc.ServerFeaturesService, {

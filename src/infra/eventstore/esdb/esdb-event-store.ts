@@ -131,12 +131,9 @@ export class EsdbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): AllSubscription {
     this.assertOpen();
-    const after = options.after ?? -1n;
-    const source = this.client.subscribeToAll({
-      fromPosition: after < 0n ? START : allPosition(after),
-      filter: excludeSystemEvents(),
-    });
-    const subscription: EsdbSubscription = new EsdbSubscription(source, after, () => this.subscriptions.delete(subscription));
+    const open = (after: bigint) =>
+      this.client.subscribeToAll({ fromPosition: after < 0n ? START : allPosition(after), filter: excludeSystemEvents() });
+    const subscription: EsdbSubscription = new EsdbSubscription(open, options.after ?? -1n, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
     return subscription;
   }
