@@ -74,6 +74,21 @@ describe('EsdbEventStore over the gRPC test server', () => {
     expect(await store.readAll({ after: all[2499]?.position })).to.deep.equal([]);
   });
 
+  it('sends concurrent appends of many writers on one BatchAppend call, which the server commits in groups', async () => {
+    // A server whose flush takes 2 ms, as a disk would: appends arriving meanwhile share the next one.
+    const slow = await startEventStoreTestServer({ flushMs: 2 });
+    const writers = await EsdbEventStore.open({ url: slow.url });
+    try {
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => writers.append(`w-${i}`, [event(`E${i}`)], 'no_stream')));
+      expect(new Set(results.map((r) => r.position)).size).to.equal(200);
+      expect(slow.stats).to.include({ appendCalls: 0, batchAppendCalls: 1, batchedAppends: 200 });
+      expect(slow.stats.commits).to.be.below(50);
+    } finally {
+      await writers.close();
+      await slow.close();
+    }
+  });
+
   it('answers every append in flight before close completes', async () => {
     const appends = Array.from({ length: 50 }, (_, i) => store.append(`c-${i}`, [event(`E${i}`)], 'no_stream'));
     await store.close();

@@ -10,6 +10,7 @@ import streamsGrpc from '@eventstore/db-client/generated/streams_grpc_pb.js';
 import type streamsPb from '@eventstore/db-client/generated/streams_pb.js';
 import { MemoryLog, type AppendOutcome, type Expected, type Proposed, type StoredEvent } from './memory-log.js';
 import * as msg from './messages.js';
+import { Writer } from './writer.js';
 
 type ReadReq = InstanceType<typeof streamsPb.ReadReq>;
 type ReadResp = InstanceType<typeof streamsPb.ReadResp>;
@@ -30,6 +31,8 @@ export interface EventStoreTestServerOptions {
   port?: number;
   /** The log to serve, e.g. the one of a server that was closed: a restart that keeps the data. */
   log?: MemoryLog;
+  /** What each group commit's flush costs, in ms (default 0: one turn of the event loop). */
+  flushMs?: number;
 }
 
 export interface EventStoreTestServer {
@@ -37,7 +40,18 @@ export interface EventStoreTestServer {
   url: string;
   /** The log itself, for tests that look behind the API. */
   log: MemoryLog;
+  /** What arrived how: calls opened, appends carried, commits made (group commit shows here). */
+  stats: ServerStats;
   close(): Promise<void>;
+}
+
+export interface ServerStats {
+  appendCalls: number;
+  batchAppendCalls: number;
+  /** Appends carried by BatchAppend calls. */
+  batchedAppends: number;
+  /** Flushes of the writer, each committing the group of writes queued behind the previous one. */
+  readonly commits: number;
 }
 
 const SERVICE = 'event_store.client.streams.Streams';
@@ -47,8 +61,17 @@ const FAILED_PRECONDITION = 9;
 
 export async function startEventStoreTestServer(options: EventStoreTestServerOptions = {}): Promise<EventStoreTestServer> {
   const log = options.log ?? new MemoryLog(options.now ?? Date.now);
+  const writer = new Writer(options.flushMs ?? 0);
+  const stats = {
+    appendCalls: 0,
+    batchAppendCalls: 0,
+    batchedAppends: 0,
+    get commits() {
+      return writer.commits;
+    },
+  };
   const server = new grpc.Server();
-  server.addService(streamsGrpc.StreamsService, streamsImplementation(log));
+  server.addService(streamsGrpc.StreamsService, streamsImplementation(log, writer, stats));
   server.addService(serverFeaturesGrpc.ServerFeaturesService, {
     getSupportedMethods: (_call: unknown, callback: grpc.sendUnaryData<InstanceType<typeof serverFeaturesPb.SupportedMethods>>) => {
       const methods = ['Read', 'Append', 'Delete', 'Tombstone', ...(options.batchAppend === false ? [] : ['BatchAppend'])];
@@ -63,6 +86,7 @@ export async function startEventStoreTestServer(options: EventStoreTestServerOpt
   return {
     url: `esdb://127.0.0.1:${port}?tls=false`,
     log,
+    stats,
     close: () =>
       new Promise<void>((resolve) => {
         // Subscriptions never end by themselves: cut them rather than wait.
@@ -72,11 +96,17 @@ export async function startEventStoreTestServer(options: EventStoreTestServerOpt
   };
 }
 
-function streamsImplementation(log: MemoryLog): streamsGrpc.IStreamsServer {
+function streamsImplementation(log: MemoryLog, writer: Writer, stats: ServerStats): streamsGrpc.IStreamsServer {
   return {
     read: (call) => read(log, call),
-    append: (call, callback) => append(log, call, callback),
-    batchAppend: (call) => batchAppend(log, call),
+    append: (call, callback) => {
+      stats.appendCalls++;
+      append(log, writer, call, callback);
+    },
+    batchAppend: (call) => {
+      stats.batchAppendCalls++;
+      batchAppend(log, writer, call, stats);
+    },
     delete: (call, callback) => {
       const options = call.request.getOptions();
       if (!options) return callback(invalid('delete without options'));
@@ -235,7 +265,7 @@ function drained(call: grpc.ServerWritableStream<ReadReq, ReadResp>): Promise<vo
 
 // --- appends ---
 
-function append(log: MemoryLog, call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void {
+function append(log: MemoryLog, writer: Writer, call: grpc.ServerReadableStream<AppendReq, AppendResp>, callback: grpc.sendUnaryData<AppendResp>): void {
   let name: string | undefined;
   let expected: Expected = 'any';
   const events: Proposed[] = [];
@@ -258,16 +288,18 @@ function append(log: MemoryLog, call: grpc.ServerReadableStream<AppendReq, Appen
   call.on('end', () => {
     if (failed) return;
     if (name === undefined) return callback(invalid('append without options'));
-    const outcome = log.append(name, events, expected);
-    if (outcome.ok) {
-      const at = answeredPosition(outcome);
-      const success = new msg.AppendResp.Success()
-        .setCurrentRevision(outcome.revision.toString())
-        .setPosition(new msg.AppendResp.Position().setCommitPosition(at).setPreparePosition(at));
-      return callback(null, new msg.AppendResp().setSuccess(success));
-    }
-    if (outcome.reason === 'stream_deleted') return callback(streamDeletedError(name));
-    callback(null, new msg.AppendResp().setWrongExpectedVersion(msg.appendWrongExpectedVersion(expected, outcome.current)));
+    const stream = name;
+    void writer.submit(() => log.append(stream, events, expected)).then((outcome) => {
+      if (outcome.ok) {
+        const at = answeredPosition(outcome);
+        const success = new msg.AppendResp.Success()
+          .setCurrentRevision(outcome.revision.toString())
+          .setPosition(new msg.AppendResp.Position().setCommitPosition(at).setPreparePosition(at));
+        return callback(null, new msg.AppendResp().setSuccess(success));
+      }
+      if (outcome.reason === 'stream_deleted') return callback(streamDeletedError(stream));
+      callback(null, new msg.AppendResp().setWrongExpectedVersion(msg.appendWrongExpectedVersion(expected, outcome.current)));
+    });
   });
 }
 
@@ -278,34 +310,26 @@ interface PendingBatch {
 }
 
 /**
- * One long-lived call carries many writers' appends, each tagged with a correlation id.
- * Requests completed in one read from the socket are committed together, after which each gets
- * its own answer: the server side of group commit.
+ * One long-lived call carries many writers' appends, each tagged with a correlation id; each
+ * complete one goes to the writer, whose group commit acknowledges them together.
  */
-function batchAppend(log: MemoryLog, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>): void {
+function batchAppend(log: MemoryLog, writer: Writer, call: grpc.ServerDuplexStream<BatchAppendReq, BatchAppendResp>, stats: ServerStats): void {
   const pending = new Map<string, PendingBatch>();
-  let ready: Array<{ correlation: string; batch: PendingBatch }> = [];
-  let scheduled = false;
-  const commit = () => {
-    scheduled = false;
-    const group = ready;
-    ready = [];
-    for (const { correlation, batch } of group) {
-      const answer = new msg.BatchAppendResp().setCorrelationId(msg.uuid(correlation)).setStreamIdentifier(msg.streamIdentifier(batch.name));
-      setExpected(answer, batch.expected);
-      const outcome = log.append(batch.name, batch.events, batch.expected);
-      if (outcome.ok) {
-        const at = answeredPosition(outcome);
-        const success = new msg.BatchAppendResp.Success().setCurrentRevision(outcome.revision.toString()).setPosition(msg.allStreamPosition(at));
-        answer.setSuccess(success);
-      } else if (outcome.reason === 'stream_deleted') {
-        answer.setError(msg.status(FAILED_PRECONDITION, `stream ${batch.name} is deleted`, msg.streamDeletedDetail(batch.name)));
-      } else {
-        const detail = msg.wrongExpectedVersionDetail(batch.expected, outcome.current);
-        answer.setError(msg.status(FAILED_PRECONDITION, `wrong expected version for ${batch.name}`, detail));
-      }
-      call.write(answer);
+  let answering = 0;
+  let ended = false;
+  const commit = async (correlation: string, batch: PendingBatch) => {
+    const outcome = await writer.submit(() => log.append(batch.name, batch.events, batch.expected));
+    const answer = new msg.BatchAppendResp().setCorrelationId(msg.uuid(correlation)).setStreamIdentifier(msg.streamIdentifier(batch.name));
+    setExpected(answer, batch.expected);
+    if (outcome.ok) {
+      const success = new msg.BatchAppendResp.Success().setCurrentRevision(outcome.revision.toString()).setPosition(msg.allStreamPosition(answeredPosition(outcome)));
+      answer.setSuccess(success);
+    } else if (outcome.reason === 'stream_deleted') {
+      answer.setError(msg.status(FAILED_PRECONDITION, `stream ${batch.name} is deleted`, msg.streamDeletedDetail(batch.name)));
+    } else {
+      answer.setError(msg.status(FAILED_PRECONDITION, `wrong expected version for ${batch.name}`, msg.wrongExpectedVersionDetail(batch.expected, outcome.current)));
     }
+    if (!call.cancelled) call.write(answer);
   };
   call.on('data', (request: BatchAppendReq) => {
     try {
@@ -320,18 +344,19 @@ function batchAppend(log: MemoryLog, call: grpc.ServerDuplexStream<BatchAppendRe
       for (const message of request.getProposedMessagesList()) batch.events.push(msg.proposed(message));
       if (!request.getIsFinal()) return;
       pending.delete(correlation);
-      ready.push({ correlation, batch });
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(commit);
-      }
+      stats.batchedAppends++;
+      answering++;
+      void commit(correlation, batch).finally(() => {
+        answering--;
+        if (ended && answering === 0) call.end();
+      });
     } catch (error) {
       fail(call, invalid(error instanceof Error ? error.message : String(error)));
     }
   });
   call.on('end', () => {
-    if (scheduled) setImmediate(() => call.end());
-    else call.end();
+    ended = true;
+    if (answering === 0) call.end();
   });
 }
 
