@@ -105,7 +105,12 @@ export class EsdbSubscription implements AllSubscription {
       this.retryTimer = undefined;
       if (this.stopped) return;
       this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
-      this.source = this.attach();
+      try {
+        this.source = this.attach();
+      } catch {
+        // The client refused even to start one: the same wait, then again.
+        this.dropped(source);
+      }
     }, this.retryMs);
     this.retryTimer.unref();
   }
