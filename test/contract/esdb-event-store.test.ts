@@ -120,6 +120,29 @@ describe('EsdbEventStore over the gRPC test server', () => {
     }
   });
 
+  it('refuses malformed appends before sending anything, as the embedded store does', async () => {
+    const good = event('A');
+    const refusals = [
+      store.append('', [good], 'any'),
+      store.append('s', [{ ...good, id: 'not-a-uuid' }], 'any'),
+      store.append('s', [{ ...good, type: '' }], 'any'),
+      store.append('s', [good, good], 'any'),
+      store.append('s', [{ ...good, data: [] as unknown as EventData['data'] }], 'any'),
+    ];
+    for (const refusal of await Promise.allSettled(refusals)) expect(refusal.status).to.equal('rejected');
+    expect(server.log.all).to.deep.equal([]);
+  });
+
+  it('answers an empty append at the stream head with the log head, writing nothing', async () => {
+    const first = await store.append('s', [event('A')], 'no_stream');
+    await store.append('t', [event('B')], 'no_stream');
+    const empty = await store.append('s', [], 0n);
+    expect(empty.nextRevision).to.equal(0n);
+    expect(empty.position).to.equal(await store.headPosition());
+    expect(empty.position > first.position).to.equal(true);
+    expect(server.log.all).to.have.length(2);
+  });
+
   it('refuses to open on a server that does not answer', async () => {
     const error = await EsdbEventStore.open({ url: 'esdb://127.0.0.1:1?tls=false' }).then(
       () => undefined,

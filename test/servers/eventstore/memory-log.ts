@@ -24,8 +24,8 @@ export interface StoredEvent extends Proposed {
 }
 
 export type AppendOutcome =
-  /** idempotent: the events were already there; nothing was written. */
-  | { ok: true; revision: bigint; position: bigint; idempotent?: true }
+  /** nothingWritten: an idempotent retry (the events were already there) or an empty append. */
+  | { ok: true; revision: bigint; position: bigint; nothingWritten?: true }
   /** current is -1n for a missing stream. */
   | { ok: false; reason: 'wrong_expected_version'; current: bigint }
   | { ok: false; reason: 'stream_deleted' };
@@ -65,12 +65,12 @@ export class MemoryLog {
       const matched = proposed.every((event, i) => stream.events[startAt + i]?.id === event.id);
       if (matched && proposed.length > 0) {
         const last = stream.events[startAt + proposed.length - 1] as StoredEvent;
-        return { ok: true, revision: last.revision, position: last.position, idempotent: true };
+        return { ok: true, revision: last.revision, position: last.position, nothingWritten: true };
       }
       if (startAt <= Number(current)) return { ok: false, reason: 'wrong_expected_version', current };
     }
     if (!matches(expected, current)) return { ok: false, reason: 'wrong_expected_version', current };
-    if (proposed.length === 0) return { ok: true, revision: current, position: this.nextPosition - 1n };
+    if (proposed.length === 0) return { ok: true, revision: current, position: -1n, nothingWritten: true };
     const created = this.now();
     for (const event of proposed) {
       const stored: StoredEvent = { ...event, streamId, revision: BigInt(stream.events.length), position: this.nextPosition, created };

@@ -368,11 +368,12 @@ function setExpected(answer: BatchAppendResp, expected: Expected): void {
 }
 
 /**
- * An idempotent retry is answered without a position (-1 as unsigned, as EventStoreDB's writer
- * reports it), so clients cannot take the answer's position for granted.
+ * An append that wrote nothing (an idempotent retry, an empty append) is answered without a
+ * position (-1 as unsigned, as EventStoreDB's writer reports it), so clients cannot take the
+ * answer's position for granted.
  */
 function answeredPosition(outcome: Extract<AppendOutcome, { ok: true }>): string {
-  return outcome.idempotent ? msg.NO_POSITION : outcome.position.toString();
+  return outcome.nothingWritten ? msg.NO_POSITION : outcome.position.toString();
 }
 
 // --- errors, as EventStoreDB reports them in trailers the client reads ---

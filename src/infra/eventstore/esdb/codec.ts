@@ -9,8 +9,28 @@ export function isSystemEvent(type: string, streamId: string): boolean {
   return type.startsWith('$') || streamId.startsWith('$');
 }
 
-export function toClientEvent(event: EventData): ClientEventData {
-  return jsonEvent({ id: event.id, type: event.type, data: event.data as ClientJson, metadata: event.metadata });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The events of one append as the client sends them, refused as the embedded store refuses them
+ * (and for a non-UUID id, which EventStoreDB cannot store) before anything is sent.
+ */
+export function toClientEvents(streamId: string, events: EventData[]): ClientEventData[] {
+  if (typeof streamId !== 'string' || streamId === '') throw new Error('streamId must be a non-empty string');
+  if (!Array.isArray(events)) throw new Error('events must be an array');
+  const seen = new Set<string>();
+  return events.map((event) => {
+    if (typeof event.id !== 'string' || !UUID.test(event.id)) throw new Error('event id must be a UUID');
+    if (typeof event.type !== 'string' || event.type === '') throw new Error(`event ${event.id}: type must be a non-empty string`);
+    if (seen.has(event.id)) throw new Error(`event id ${event.id} appears twice in one append`);
+    seen.add(event.id);
+    if (!isJsonObject(event.data) || !isJsonObject(event.metadata)) throw new Error(`event ${event.id}: data and metadata must be objects`);
+    return jsonEvent({ id: event.id, type: event.type, data: event.data as ClientJson, metadata: event.metadata });
+  });
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type ClientJson = Parameters<typeof jsonEvent>[0]['data'];
@@ -38,7 +58,7 @@ export function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): Re
 
 /** Our events are JSON objects; anything else (written by another tool) reads as empty. */
 function jsonObject(value: unknown): JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) ? (value as JsonObject) : {};
+  return isJsonObject(value) && !(value instanceof Uint8Array) ? value : {};
 }
 
 /** -1 as an unsigned 64-bit number: how the server says "no position". */

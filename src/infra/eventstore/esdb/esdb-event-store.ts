@@ -23,7 +23,7 @@ import type {
   StreamMetadata,
   SubscribeOptions,
 } from '../port.js';
-import { allPosition, isSystemEvent, logPosition, toClientEvent, toRecorded } from './codec.js';
+import { allPosition, isSystemEvent, logPosition, toClientEvents, toRecorded } from './codec.js';
 import { EsdbSubscription } from './subscription.js';
 
 export interface EsdbEventStoreOptions {
@@ -67,7 +67,7 @@ export class EsdbEventStore implements EventStore {
 
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
-    const sent = this.client.appendToStream(streamId, events.map(toClientEvent), { expectedRevision: expected });
+    const sent = this.client.appendToStream(streamId, toClientEvents(streamId, events), { expectedRevision: expected });
     this.appending.add(sent);
     let result;
     try {
@@ -82,8 +82,9 @@ export class EsdbEventStore implements EventStore {
       this.appending.delete(sent);
     }
     const nextRevision = result.nextExpectedRevision;
-    // Servers answer an idempotent retry without a usable position: the stream has it.
-    const position = logPosition(result.position) ?? (await this.positionOf(streamId, nextRevision));
+    // Servers answer an idempotent retry without a usable position: the stream has it. An empty
+    // append wrote nothing: like the embedded store, it answers the log's head.
+    const position = logPosition(result.position) ?? (events.length === 0 ? await this.headPosition() : await this.positionOf(streamId, nextRevision));
     return { nextRevision, position };
   }
 
