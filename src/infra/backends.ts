@@ -1,11 +1,10 @@
 import { join } from 'node:path';
 import type { Config } from './config/config.js';
-import { ConfigError } from './config/config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { privateDir, privateTree } from './private-files.js';
 import { EmbeddedDocumentStore } from './docstore/embedded/embedded-document-store.js';
 import type { DocumentStore } from './docstore/port.js';
-import { EmbeddedEventStore } from './eventstore/embedded/embedded-event-store.js';
+import { openEventStore } from './eventstore/open-event-store.js';
 import type { EventStore } from './eventstore/port.js';
 
 export interface Backends {
@@ -14,28 +13,32 @@ export interface Backends {
   close(): Promise<void>;
 }
 
-/** Picks the adapters behind the ports: embedded LMDB unless a server URL is configured. */
+/**
+ * Picks the adapters behind the ports: EventStoreDB at EVENTSTORE_URL and MongoDB at MONGODB_URL,
+ * each embedded (LMDB in DATA_DIR) when its URL is unset. The data dir stays locked whatever the
+ * backends: the server keys live in it.
+ */
 export async function openBackends(config: Config): Promise<Backends> {
-  if (config.EVENTSTORE_URL || config.MONGODB_URL) {
-    throw new ConfigError('EVENTSTORE_URL / MONGODB_URL: the distributed adapters are not part of this build yet');
-  }
   const unlock = await lockDataDir(config.DATA_DIR);
+  let events: EventStore | undefined;
   try {
-    // The stores create their files inside folders that are already private, then get 0600 files.
-    const [eventsDir, docsDir] = [join(config.DATA_DIR, 'events'), join(config.DATA_DIR, 'docs')];
-    await Promise.all([privateDir(eventsDir), privateDir(docsDir)]);
-    const events = await EmbeddedEventStore.open({ path: eventsDir });
-    const docs = await EmbeddedDocumentStore.open({ path: docsDir });
-    await Promise.all([privateTree(eventsDir), privateTree(docsDir)]);
+    // The embedded stores create their files inside folders that are already private, then get 0600 files.
+    const embedded = [...(config.EVENTSTORE_URL ? [] : [join(config.DATA_DIR, 'events')]), ...(config.MONGODB_URL ? [] : [join(config.DATA_DIR, 'docs')])];
+    await Promise.all(embedded.map((dir) => privateDir(dir)));
+    events = await openEventStore(config);
+    const docs = await EmbeddedDocumentStore.open({ path: join(config.DATA_DIR, 'docs') });
+    await Promise.all(embedded.map((dir) => privateTree(dir)));
+    const opened = events;
     return {
       events,
       docs,
       async close() {
-        await Promise.allSettled([events.close(), docs.close()]);
+        await Promise.allSettled([opened.close(), docs.close()]);
         await unlock();
       },
     };
   } catch (err) {
+    await events?.close().catch(() => undefined);
     await unlock();
     throw err;
   }
