@@ -1,0 +1,48 @@
+import { MongoClient } from 'mongodb';
+import { startMongoTestServer, type MongoTestServer } from './server.js';
+
+/** The URL of one database on the server at `url` (any host list and options kept). */
+export function withDatabase(url: string, database: string): string {
+  return url.replace(/^(mongodb(?:\+srv)?:\/\/[^/?]+)(\/[^?]*)?/, `$1/${database}`);
+}
+
+let counter = 0;
+
+/** A database name no other test uses: tests stay apart on a shared server. */
+export function freshDatabase(prefix = 'test'): string {
+  return `${prefix}_${process.pid}_${Date.now().toString(36)}_${++counter}`;
+}
+
+/**
+ * A MongoDB to test against: the wire-protocol test server, or the real one at MONGODB_URL.
+ * Drops the databases it handed out when stopped.
+ */
+export interface MongoTarget {
+  url(database: string): string;
+  drop(database: string): Promise<void>;
+  stop(): Promise<void>;
+  /** Set for the test server only. */
+  server?: MongoTestServer;
+}
+
+export async function testServerTarget(): Promise<MongoTarget> {
+  const server = await startMongoTestServer();
+  return {
+    server,
+    url: (database) => server.urlFor(database),
+    drop: async () => undefined,
+    stop: () => server.close(),
+  };
+}
+
+export async function realServerTarget(url: string): Promise<MongoTarget> {
+  const admin = new MongoClient(url, { serverSelectionTimeoutMS: 5_000 });
+  await admin.connect();
+  return {
+    url: (database) => withDatabase(url, database),
+    drop: async (database) => {
+      await admin.db(database).dropDatabase();
+    },
+    stop: () => admin.close(),
+  };
+}
