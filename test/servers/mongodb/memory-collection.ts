@@ -156,7 +156,8 @@ export class MemoryCollection {
 }
 
 function keysOf(def: IndexDef, doc: Doc): string[] {
-  return indexEntries(def, doc as Document).entries.map((e) => e.valuePrefix.toString('hex'));
+  // The embedded key codec takes string ids; an ObjectId mongod invented keys by its text.
+  return indexEntries(def, { ...doc, _id: idKey(doc._id) }).entries.map((e) => e.valuePrefix.toString('hex'));
 }
 
 function keyValue(spec: IndexSpec, doc: Doc): Doc {
