@@ -46,3 +46,20 @@ export async function realServerTarget(url: string): Promise<MongoTarget> {
     stop: () => admin.close(),
   };
 }
+
+let shared: Promise<MongoTestServer> | undefined;
+const databases = new Map<string, string>();
+
+/**
+ * For a test gateway: a database on the real server at MONGODB_URL when set (left in place
+ * afterwards), else on one test server shared by the whole run. The same data dir gets the same
+ * database: the read models go with the event log, so a gateway restarted on it finds both.
+ */
+export async function sharedTestServerUrl(dataDir: string): Promise<string> {
+  const database = databases.get(dataDir) ?? freshDatabase('gateway');
+  databases.set(dataDir, database);
+  const real = process.env.MONGODB_URL;
+  if (real) return withDatabase(real, database);
+  shared ??= startMongoTestServer();
+  return (await shared).urlFor(database);
+}
