@@ -60,6 +60,7 @@ export async function sharedTestServerUrl(dataDir: string): Promise<string> {
   databases.set(dataDir, database);
   const real = process.env.MONGODB_URL;
   if (real) return withDatabase(real, database);
+  if (!shared) console.log('    (test gateways keep their read models on the MongoDB wire-protocol test server: TEST_DOCSTORE=mongodb)');
   shared ??= startMongoTestServer();
   return (await shared).urlFor(database);
 }
