@@ -44,13 +44,20 @@ export function idempotentWrites(projection: string, position: bigint, ops: read
         return;
       }
       case 'replaceOne': {
-        if (op.upsert) out.push(ensure(op.collection, op.filter, field, op.doc._id));
+        if (op.upsert) {
+          const { _id, ...fields } = op.doc;
+          out.push(ensure(op.collection, op.filter, field, _id, fields));
+        }
         out.push({ collection: op.collection, op: 'replaceOne', filter: notYet(op.filter), doc: { ...op.doc, [APPLIED]: { [projection]: mark } } });
         return;
       }
       case 'updateOne': {
         const { $setOnInsert, ...rest } = op.update;
-        if (op.upsert) out.push(ensure(op.collection, op.filter, field, undefined, $setOnInsert));
+        if (op.upsert) {
+          // $set's values go in at once too: no document is ever there with only half its fields.
+          const { _id: _kept, ...set } = rest.$set ?? {};
+          out.push(ensure(op.collection, op.filter, field, undefined, { ...set, ...$setOnInsert }));
+        }
         // $setOnInsert alone only ever made sure the document exists: that is done.
         if (Object.keys(rest).length > 0) out.push({ collection: op.collection, op: 'updateOne', filter: notYet(op.filter), update: stamped(rest) });
         return;
@@ -73,8 +80,9 @@ export function idempotentWrites(projection: string, position: bigint, ops: read
 }
 
 /**
- * Creates the document as the upsert would have (filter equalities, $setOnInsert) with the lowest
- * mark, or leaves an existing one alone. The conditional write that follows does the rest.
+ * Creates the document as the upsert would have (filter equalities and the given fields) with the
+ * lowest mark, or leaves an existing one alone. The conditional write that follows does the rest
+ * (and moves the mark), so the document holds every field a unique index may need from the start.
  */
 function ensure(collection: string, filter: Filter, field: string, id: string | undefined, onInsert: Update[string] = {}): WriteOp {
   const names = Object.hasOwn(filter, '_id') || Object.hasOwn(onInsert, '_id');

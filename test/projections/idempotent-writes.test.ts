@@ -137,6 +137,28 @@ describe('idempotent projection writes (MongoDB read models, no transactions)', 
     }
   });
 
+  it('never leaves a document without the fields a unique index needs, between the two writes of an upsert', async () => {
+    const store = await newStore();
+    await store.collection('accounts').createIndex({ name: 'email', keys: { email: 1 }, unique: true });
+    const upsert = (id: string, position: bigint, update: boolean): WriteOp[] =>
+      idempotentWrites('accounts', position, [
+        update
+          ? { collection: 'accounts', op: 'updateOne', filter: { _id: id }, update: { $set: { email: `${id}@example.com` }, $inc: { logins: 1 } }, upsert: true }
+          : { collection: 'accounts', op: 'replaceOne', filter: { _id: id }, doc: { _id: id, email: `${id}@example.com`, logins: 0 }, upsert: true },
+      ]);
+    const ops = [...upsert('a', 1n, false), ...upsert('b', 2n, false), ...upsert('c', 3n, true), ...upsert('d', 4n, true)];
+    // A stop right after each document's first write, then the whole batch again.
+    for (const cut of [1, 3, 5, 7]) await store.batch(ops.slice(cut - 1, cut));
+    await store.batch(ops);
+    const stored = await store.collection('accounts').find({}, { sort: { _id: 1 } });
+    expect(stored.map((d) => [d._id, d.email, d.logins])).to.deep.equal([
+      ['a', 'a@example.com', 0],
+      ['b', 'b@example.com', 0],
+      ['c', 'c@example.com', 1],
+      ['d', 'd@example.com', 1],
+    ]);
+  });
+
   it('without them, the same replay counts twice (what the marks prevent)', async () => {
     const counted = history().filter((e) => e.type === 'Counted');
     const total = async (idempotent: boolean): Promise<unknown> => {
