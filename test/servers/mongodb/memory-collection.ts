@@ -40,15 +40,11 @@ export class MemoryCollection {
   }
 
   find({ filter = {}, sort, skip = 0, limit = 0 }: FindSpec): Doc[] {
-    let matches: Doc[];
+    const test = compileMatcher(filter);
     const id = filter._id;
-    if (typeof id === 'string' && Object.keys(filter).length === 1) {
-      const doc = this.docs.get(idKey(id));
-      matches = doc ? [doc] : [];
-    } else {
-      const test = compileMatcher(filter);
-      matches = [...this.docs.values()].filter((doc) => test(doc));
-    }
+    // An _id equality reads one document, as mongod's _id index would; anything else scans.
+    const candidates = typeof id === 'string' ? [this.docs.get(idKey(id))].filter((d): d is Doc => d !== undefined) : this.docs.values();
+    let matches = [...candidates].filter((doc) => test(doc));
     if (sort && Object.keys(sort).length > 0) matches = sortDocuments(matches as Document[], sort);
     const end = limit > 0 ? skip + limit : undefined;
     return matches.slice(skip, end);
