@@ -85,6 +85,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     backends.docs,
     [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
     logger,
+    // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
+    { idempotentWrites: config.MONGODB_URL !== undefined },
   );
   await projections.start();
   await webhooks.start();

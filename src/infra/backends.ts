@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Config } from './config/config.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { privateDir, privateTree } from './private-files.js';
-import { EmbeddedDocumentStore } from './docstore/embedded/embedded-document-store.js';
+import { openDocumentStore } from './docstore/open-document-store.js';
 import type { DocumentStore } from './docstore/port.js';
 import { openEventStore } from './eventstore/open-event-store.js';
 import type { EventStore } from './eventstore/port.js';
@@ -26,7 +26,7 @@ export async function openBackends(config: Config): Promise<Backends> {
     const embedded = [...(config.EVENTSTORE_URL ? [] : [join(config.DATA_DIR, 'events')]), ...(config.MONGODB_URL ? [] : [join(config.DATA_DIR, 'docs')])];
     await Promise.all(embedded.map((dir) => privateDir(dir)));
     events = await openEventStore(config);
-    const docs = await EmbeddedDocumentStore.open({ path: join(config.DATA_DIR, 'docs') });
+    const docs = await openDocumentStore(config);
     await Promise.all(embedded.map((dir) => privateTree(dir)));
     const opened = events;
     return {

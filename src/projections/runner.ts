@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
+import { idempotentWrites } from './idempotent-writes.js';
 import type { Projection } from './projection.js';
 
 const CHECKPOINTS = 'checkpoints';
@@ -11,6 +12,15 @@ const IDLE_CHECKPOINT_MS = 1_000;
 
 type Checkpoint = { _id: string; position: string };
 type Waiter = { position: bigint; resolve: () => void };
+
+export interface RunnerOptions {
+  /**
+   * For a document store whose batch is not atomic (MongoDB): every write is made conditional on
+   * the log position it carries, so a batch reapplied after a crash part-way changes nothing it
+   * already changed. The checkpoint is still written last. See idempotent-writes.ts.
+   */
+  idempotentWrites?: boolean;
+}
 
 /**
  * Runs each projection on its own catch-up subscription from its checkpoint. Events that are
@@ -30,6 +40,7 @@ export class ProjectionRunner {
     private readonly docs: DocumentStore,
     private readonly projections: readonly Projection[],
     private readonly logger: Logger,
+    private readonly options: RunnerOptions = {},
   ) {}
 
   async start(): Promise<void> {
@@ -129,7 +140,9 @@ export class ProjectionRunner {
   private async commit(projection: Projection, batch: RecordedEvent[]): Promise<void> {
     const ops: WriteOp[] = [];
     for (const event of batch) {
-      if (projection.eventTypes.has(event.type)) ops.push(...projection.apply(event));
+      if (!projection.eventTypes.has(event.type)) continue;
+      const writes = projection.apply(event);
+      ops.push(...(this.options.idempotentWrites ? idempotentWrites(projection.name, event.position, writes) : writes));
     }
     const last = (batch[batch.length - 1] as RecordedEvent).position;
     // A batch that changes nothing need not move the stored checkpoint at once: after a crash the

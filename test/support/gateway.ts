@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { freePort } from '../../bench/child.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
 import { loadConfig } from '../../src/infra/config/config.js';
+import { sharedTestServerUrl } from '../servers/mongodb/targets.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -53,6 +54,8 @@ export function apiFor(baseUrl: string): Api {
 export async function startTestGateway(env: Record<string, string> = {}, options: GatewayOptions = {}, dataDir?: string): Promise<TestGateway> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
   const port = await freePort();
+  // TEST_DOCSTORE=mongodb runs any suite with the read models on the MongoDB test server.
+  const docstore = process.env.TEST_DOCSTORE === 'mongodb' && env.MONGODB_URL === undefined ? { MONGODB_URL: await sharedTestServerUrl(dir) } : {};
   const config = loadConfig({
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -61,6 +64,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     LOG_LEVEL: 'silent',
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
+    ...docstore,
     ...env,
   });
   const gateway = await startGateway(config, options);
