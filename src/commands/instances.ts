@@ -97,7 +97,7 @@ export class InstanceCommands {
   }
 
   cancel(instanceId: string, context: CommandContext) {
-    return this.run(instanceId, { type: 'CancelInstance', data: { canceled_at: this.clock.now().toISOString() } }, context);
+    return this.run(instanceId, { type: 'CancelInstance', data: { at: this.clock.now().toISOString() } }, context);
   }
 
   /** The secret is bound to its instance, so a sealed value copied elsewhere does not open. */
