@@ -44,6 +44,12 @@ import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
+import { billingRoutes } from './api/routes/billing.js';
+import { instanceStateRoutes } from './api/routes/instances.js';
+import { BillingTimer } from './billing/billing-timer.js';
+import { DueTimesProjection } from './billing/due-times.js';
+import { noneProvider } from './billing/none-provider.js';
+import { InstanceStateAt } from './projections/instances/instance-state-at.js';
 
 export const VERSION = '1.0.0';
 
@@ -76,10 +82,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const instanceQueries = new InstanceQueries(backends.docs);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
+  const billingProvider = noneProvider;
+  const billing = { provider: billingProvider, periodDays: config.BILLING_PERIOD_DAYS, graceDays: config.BILLING_GRACE_DAYS };
+  let billingTimer: BillingTimer | null = null;
+  const dueTimes = new DueTimesProjection(
+    { renewsItself: billingProvider.renewsItself, periodMs: config.BILLING_PERIOD_DAYS * 86_400_000, graceMs: config.BILLING_GRACE_DAYS * 86_400_000 },
+    () => billingTimer?.poke(),
+  );
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, dueTimes, ...webhooks.projections],
     logger,
   );
   await projections.start();
@@ -93,7 +106,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clock,
     version: VERSION,
     accounts: new AccountCommands(handler, rw, ids, { scryptLogN: config.SCRYPT_LOG_N, signupOpen: config.SIGNUP === 'open' }),
-    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS }),
+    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS, billing }),
     signIn: new SignIn(
       accountQueries,
       jwt,
@@ -133,6 +146,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();
+  billingTimer = new BillingTimer(backends.docs, (id) => deps.instances.reachDueTime(id), clock, logger.child({ module: 'billing-timer' }));
+  billingTimer.start();
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
@@ -151,6 +166,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
+    ...billingRoutes({ provider: billingProvider }),
+    ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
   ];
 
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
@@ -175,6 +192,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
+      await billingTimer?.stop();
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();

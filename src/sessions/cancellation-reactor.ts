@@ -1,10 +1,15 @@
 import type { Logger } from 'pino';
+import type { InstanceEvent } from '../domain/instance/events.js';
 import type { AllSubscription, EventStore } from '../infra/eventstore/port.js';
 
+/** The events after which an instance is EXPIRED or CANCELED and runs no session. */
+const LAPSING: ReadonlySet<string> = new Set(['InstanceCanceled', 'TrialExpired', 'SubscriptionExpired'] satisfies InstanceEvent['type'][]);
+
 /**
- * Closes the live session of an instance once its cancellation is in the log. It reacts to the
- * stored event, not to the HTTP call, so a cancellation made by any process stops the session
- * in the process that holds it. Boot already skips canceled instances, so it starts at the head.
+ * Closes the live session of an instance once its cancellation or expiry is in the log. It reacts
+ * to the stored event, not to the HTTP call or the timer, so a lapse recorded by any process stops
+ * the session in the process that holds it. Boot already skips lapsed instances, so it starts at
+ * the head.
  */
 export class CancellationReactor {
   private subscription: AllSubscription | null = null;
@@ -21,9 +26,9 @@ export class CancellationReactor {
     this.subscription = subscription;
     this.running = (async () => {
       for await (const event of subscription) {
-        if (event.type !== 'InstanceCanceled') continue;
+        if (!LAPSING.has(event.type)) continue;
         const instanceId = event.streamId.replace(/^instance-/, '');
-        await this.stopSession(instanceId).catch((err: unknown) => this.logger.warn({ err, instanceId }, 'stopping a canceled session failed'));
+        await this.stopSession(instanceId).catch((err: unknown) => this.logger.warn({ err, instanceId }, 'stopping a lapsed session failed'));
       }
     })();
   }
