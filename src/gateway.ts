@@ -48,7 +48,8 @@ import { billingRoutes } from './api/routes/billing.js';
 import { instanceStateRoutes } from './api/routes/instances.js';
 import { BillingTimer } from './billing/billing-timer.js';
 import { DueTimesProjection } from './billing/due-times.js';
-import { noneProvider } from './billing/none-provider.js';
+import { chooseBillingProvider } from './billing/choose-provider.js';
+import { StripeWebhook } from './billing/stripe/stripe-webhook.js';
 import { InstanceStateAt } from './projections/instances/instance-state-at.js';
 
 export const VERSION = '1.0.0';
@@ -82,7 +83,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const instanceQueries = new InstanceQueries(backends.docs);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
-  const billingProvider = noneProvider;
+  const billingChoice = chooseBillingProvider(config, backends.docs);
+  const billingProvider = billingChoice.provider;
   const billing = { provider: billingProvider, periodDays: config.BILLING_PERIOD_DAYS, graceDays: config.BILLING_GRACE_DAYS };
   let billingTimer: BillingTimer | null = null;
   const dueTimes = new DueTimesProjection(
@@ -166,7 +168,18 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
-    ...billingRoutes({ provider: billingProvider }),
+    ...billingRoutes({
+      provider: billingProvider,
+      ...(billingChoice.stripe && {
+        stripeWebhook: new StripeWebhook(
+          billingChoice.stripe.client,
+          billingChoice.stripe.webhookSecret,
+          clock,
+          config.BILLING_GRACE_DAYS * 86_400_000,
+          (id, report) => deps.instances.recordProviderReport(id, report),
+        ),
+      }),
+    }),
     ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
   ];
 

@@ -60,6 +60,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   /** Error statuses this route can answer besides the auth ones. */
   errors?: number[];
   hidden?: boolean;
+  /** The handler reads the body's exact text (signed payloads) as `koa.request.rawBody`. */
+  rawBody?: boolean;
   /** The route acts on the instance: refused with 402 payment_required while it is EXPIRED or CANCELED. */
   paidOnly?: boolean;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;

@@ -5,3 +5,5 @@ export const AccountBilling = Type.Object({
   provider: Type.Union([Type.Literal('none'), Type.Literal('stripe')]),
   payment_method: Nullable(Type.Object({ brand: Type.String(), last4: Type.String() })),
 });
+
+export const Received = Type.Object({ received: Type.Literal(true) });
