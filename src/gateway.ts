@@ -48,7 +48,7 @@ import { billingRoutes } from './api/routes/billing.js';
 import { instanceStateRoutes } from './api/routes/instances.js';
 import { BillingTimer } from './billing/billing-timer.js';
 import { DueTimesProjection } from './billing/due-times.js';
-import { chooseBillingProvider } from './billing/choose-provider.js';
+import { checkBillingConfig, chooseBillingProvider } from './billing/choose-provider.js';
 import { StripeWebhook } from './billing/stripe/stripe-webhook.js';
 import { InstanceStateAt } from './projections/instances/instance-state-at.js';
 
@@ -76,6 +76,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
+  checkBillingConfig(config);
   const backends = await openBackends(config);
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
@@ -146,7 +147,18 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     logger: logger.child({ module: 'sessions' }),
     clock,
   });
-  const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
+  const cancellations = new CancellationReactor(
+    backends.events,
+    (id) => manager.stop(id),
+    logger,
+    async (id, position) => {
+      // The manager reads the billing status from the read model: let it see the subscription first.
+      await projections.waitFor(position, [instancesProjection.name], config.READ_YOUR_WRITES_TIMEOUT_MS);
+      const [instance, session] = await Promise.all([instanceQueries.byId(id), sessions.status(id)]);
+      // Only a paired session that is down: a pairing under way is left alone.
+      if (instance && session?.paired === true && !manager.isConnected(id)) await manager.restart(id, instance.account_id);
+    },
+  );
   await cancellations.start();
   billingTimer = new BillingTimer(backends.docs, (id) => deps.instances.reachDueTime(id), clock, logger.child({ module: 'billing-timer' }));
   billingTimer.start();
