@@ -114,13 +114,17 @@ export class InstanceCommands {
   async subscribe(instanceId: string, accountId: string, context: CommandContext) {
     const now = this.clock.now();
     const at = now.toISOString();
-    await this.check(instanceId, { type: 'Subscribe', data: { at, expired_at: at } });
-    const started = await this.options.billing.provider.subscribe({
+    const { state, revision } = await this.check(instanceId, { type: 'Subscribe', data: { at, expired_at: at } });
+    const provider = this.options.billing.provider;
+    // A lapsed or unpaid subscription must not keep charging beside the new one.
+    if (state.billing.subscriptionId) await provider.cancelNow(state.billing.subscriptionId);
+    const started = await provider.subscribe({
       accountId,
       instanceId,
       now,
       periodMs: this.options.billing.periodDays * DAY_MS,
-      idempotencyKey: `subscribe:${instanceId}:${context.correlationId}`,
+      // Keyed by the stream's revision: concurrent requests against one state start one subscription.
+      idempotencyKey: `subscribe:${instanceId}:${revision}`,
     });
     const data = { at, expired_at: started.expiredAt.toISOString() };
     const command: InstanceCommand = {
@@ -133,7 +137,7 @@ export class InstanceCommands {
   async cancel(instanceId: string, context: CommandContext) {
     const now = this.clock.now();
     const command: InstanceCommand = { type: 'CancelInstance', data: { at: now.toISOString() } };
-    const { billing } = await this.check(instanceId, command);
+    const { billing } = (await this.check(instanceId, command)).state;
     const provider = this.options.billing.provider;
     if (billing.status === 'ACTIVE') await provider.scheduleCancellation(billing.subscriptionId);
     else if (billing.status === 'PAST_DUE') await provider.cancelNow(billing.subscriptionId);
@@ -142,7 +146,7 @@ export class InstanceCommands {
 
   async resume(instanceId: string, context: CommandContext) {
     const command: InstanceCommand = { type: 'ResumeSubscription', data: {} };
-    const { billing } = await this.check(instanceId, command);
+    const { billing } = (await this.check(instanceId, command)).state;
     await this.options.billing.provider.resume(billing.subscriptionId);
     await this.run(instanceId, command, context);
   }
@@ -160,9 +164,9 @@ export class InstanceCommands {
 
   /** Decides without appending: the refusals come before any call to the provider. */
   private async check(instanceId: string, command: InstanceCommand) {
-    const { state } = await this.handler.load(instanceStream(instanceId), instanceDecider);
-    instanceDecider.decide(command, state);
-    return state;
+    const loaded = await this.handler.load(instanceStream(instanceId), instanceDecider);
+    instanceDecider.decide(command, loaded.state);
+    return loaded;
   }
 
   /** The secret is bound to its instance, so a sealed value copied elsewhere does not open. */

@@ -59,6 +59,15 @@ describe('billing with Stripe (test server)', function () {
     expect(stripe.customers.size).to.equal(1);
   });
 
+  it('starts one Stripe subscription for concurrent subscribe requests', async () => {
+    const instance = await newInstance(gw.api, owner);
+    const answers = await Promise.all([subscribe(instance.id), subscribe(instance.id), subscribe(instance.id)]);
+    expect(answers.filter((a) => a.status === 200)).to.have.length.at.least(1);
+    for (const a of answers) expect([200, 409], a.text).to.include(a.status);
+    const created = [...stripe.subscriptions.values()].filter((s) => s.metadata.instance_id === instance.id);
+    expect(created).to.have.length(1);
+  });
+
   it('refuses with 402 when Stripe declines the card, and records nothing', async () => {
     const other = await newAccount(gw.api);
     const instance = await newInstance(gw.api, other);
@@ -112,6 +121,8 @@ describe('billing with Stripe (test server)', function () {
     const again = await subscribe(instance.id);
     expect(again.body.billing_status).to.equal('ACTIVE');
     expect(stripe.subscriptionOfInstance(instance.id)!.id).to.not.equal(atStripe.id);
+    // The unpaid one was ended at Stripe, so only the new one charges.
+    expect(atStripe.status).to.equal('canceled');
   });
 
   it('refuses unsigned, forged and stale webhook calls with 400 and changes nothing; a repeated event changes nothing twice', async () => {
