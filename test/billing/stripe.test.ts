@@ -141,6 +141,10 @@ describe('billing with Stripe (test server)', function () {
     expectError(res, 400, 'invalid_input');
     expect((await get(instance.id)).billing_status).to.equal('ACTIVE');
 
+    const odd = JSON.stringify(stripe.event('invoice.paid', { id: 'in_x', object: 'invoice', parent: { subscription_details: { metadata: { instance_id: instance.id } } }, lines: { data: [{ period: { end: 'soon' } }] } }));
+    expect(await stripe.post(odd, stripe.sign(odd))).to.equal(400);
+    expect((await get(instance.id)).billing_status).to.equal('ACTIVE');
+
     expect(await post(stripe.sign(failed))).to.equal(200);
     expect(await post(stripe.sign(failed))).to.equal(200);
     await waitFor(async () => (await get(instance.id)).billing_status === 'PAST_DUE', 'past due');

@@ -59,7 +59,13 @@ export class StripeWebhook {
     } catch {
       throw invalidInput('stripe-signature', 'the signature does not match the body, or its timestamp is outside the tolerance');
     }
-    const translated = translate(event, this.graceMs);
+    let translated: ReturnType<typeof translate>;
+    try {
+      translated = translate(event, this.graceMs);
+    } catch {
+      // Signed, yet not the shape the API reference gives: refused, so Stripe shows it as failed.
+      throw invalidInput('body', 'the event does not have the fields its type should have');
+    }
     if (!translated) return;
     try {
       await this.record(translated.instanceId, translated.report);
