@@ -158,7 +158,10 @@ export class InstanceCommands {
   }
 
   /** What the provider reported (its webhook), turned into our events. */
-  recordProviderReport(instanceId: string, command: Extract<InstanceCommand, { type: 'RecordRenewal' | 'RecordPaymentFailure' | 'EndSubscription' }>) {
+  recordProviderReport(
+    instanceId: string,
+    command: Extract<InstanceCommand, { type: 'RecordRenewal' | 'RecordPaymentFailure' | 'EndSubscription' | 'RecordCancelAtPeriodEnd' }>,
+  ) {
     return this.run(instanceId, command, SYSTEM);
   }
 

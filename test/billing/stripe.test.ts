@@ -90,6 +90,12 @@ describe('billing with Stripe (test server)', function () {
     expect(resume.body.cancel_at).to.equal(null);
     expect(atStripe.cancel_at_period_end).to.equal(false);
 
+    // The same, done in Stripe's portal.
+    expect(await stripe.setCancelAtPeriodEnd(atStripe.id, true)).to.equal(200);
+    await waitFor(async () => (await get(instance.id)).cancel_at !== null, 'scheduled at Stripe');
+    expect(await stripe.setCancelAtPeriodEnd(atStripe.id, false)).to.equal(200);
+    await waitFor(async () => (await get(instance.id)).cancel_at === null, 'resumed at Stripe');
+
     await gw.api('DELETE', `/instances/${instance.id}/cancel`, { token: owner.jwt });
     expect(await stripe.endPeriod(atStripe.id)).to.equal(200);
     await waitFor(async () => (await get(instance.id)).billing_status === 'CANCELED', 'canceled by Stripe');

@@ -226,6 +226,15 @@ describe('instance decider: billing', () => {
       spec.given([created, started]).when({ type: 'RecordPaymentFailure', data: failed.data as { grace_ends_at: string } }).then([failed]);
       spec.given([created, started, failed]).when({ type: 'RecordPaymentFailure', data: failed.data as { grace_ends_at: string } }).thenNothingHappened();
     });
+    it('follows a cancellation scheduled or taken back at the provider, and ignores what it already knows', () => {
+      const atPeriodEnd = (cancel_at_period_end: boolean): InstanceCommand => ({ type: 'RecordCancelAtPeriodEnd', data: { cancel_at_period_end } });
+      spec.given([created, started]).when(atPeriodEnd(true)).then([scheduled]);
+      spec.given([created, started, scheduled]).when(atPeriodEnd(true)).thenNothingHappened();
+      spec.given([created, started, scheduled]).when(atPeriodEnd(false)).then([{ type: 'SubscriptionResumed', data: {} }]);
+      spec.given([created, started]).when(atPeriodEnd(false)).thenNothingHappened();
+      spec.given([created, started, failed]).when(atPeriodEnd(true)).thenNothingHappened();
+    });
+
     it('turns the end of a subscription into CANCELED when it was scheduled, EXPIRED otherwise', () => {
       const end: InstanceCommand = { type: 'EndSubscription', data: { at: T('04T00:00:00') } };
       spec.given([created, started, scheduled]).when(end).then([{ type: 'InstanceCanceled', data: { canceled_at: T('31T00:00:00') } }]);

@@ -6,7 +6,7 @@ import type { Clock } from '../../infra/clock.js';
 /** How long a signed event stays acceptable, in seconds: Stripe's own default. */
 const TOLERANCE_S = 300;
 
-export type ProviderReport = Extract<BillingCommand, { type: 'RecordRenewal' | 'RecordPaymentFailure' | 'EndSubscription' }>;
+export type ProviderReport = Extract<BillingCommand, { type: 'RecordRenewal' | 'RecordPaymentFailure' | 'EndSubscription' | 'RecordCancelAtPeriodEnd' }>;
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
@@ -24,6 +24,13 @@ export function translate(event: Stripe.Event, graceMs: number): { instanceId: s
       const instanceId = event.data.object.parent?.subscription_details?.metadata?.instance_id;
       if (!instanceId) return null;
       return { instanceId, report: { type: 'RecordPaymentFailure', data: { grace_ends_at: new Date(event.created * 1000 + graceMs).toISOString() } } };
+    }
+    case 'customer.subscription.updated': {
+      // A cancellation scheduled or taken back elsewhere (Stripe's customer portal, the dashboard).
+      const subscription = event.data.object;
+      const instanceId = subscription.metadata.instance_id;
+      if (!instanceId || typeof subscription.cancel_at_period_end !== 'boolean') return null;
+      return { instanceId, report: { type: 'RecordCancelAtPeriodEnd', data: { cancel_at_period_end: subscription.cancel_at_period_end } } };
     }
     case 'customer.subscription.deleted': {
       const subscription = event.data.object;

@@ -34,7 +34,9 @@ export type BillingCommand =
   /** The provider reports an unpaid renewal. */
   | { type: 'RecordPaymentFailure'; data: { grace_ends_at: string } }
   /** The provider ended the subscription (at period end after a cancellation, or unpaid). */
-  | { type: 'EndSubscription'; data: { at: string } };
+  | { type: 'EndSubscription'; data: { at: string } }
+  /** The provider reports that the subscription will, or will no longer, end with its period. */
+  | { type: 'RecordCancelAtPeriodEnd'; data: { cancel_at_period_end: boolean } };
 
 export const BILLING_COMMANDS: ReadonlySet<string> = new Set([
   'Subscribe',
@@ -44,6 +46,7 @@ export const BILLING_COMMANDS: ReadonlySet<string> = new Set([
   'RecordRenewal',
   'RecordPaymentFailure',
   'EndSubscription',
+  'RecordCancelAtPeriodEnd',
 ]);
 
 /** While EXPIRED or CANCELED an instance does not run: no session, no acting routes, no webhooks. */
@@ -138,6 +141,12 @@ export function decideBilling(command: BillingCommand, state: BillingState): Ins
     }
     case 'RecordPaymentFailure':
       return state.status === 'ACTIVE' ? [{ type: 'PaymentFailed', data: command.data }] : [];
+    case 'RecordCancelAtPeriodEnd':
+      // Our own cancel and resume come back this way too: only a difference is news.
+      if (state.status !== 'ACTIVE' || (state.cancelAt !== null) === command.data.cancel_at_period_end) return [];
+      return command.data.cancel_at_period_end
+        ? [{ type: 'SubscriptionCancellationScheduled', data: { cancel_at: state.expiredAt } }]
+        : [{ type: 'SubscriptionResumed', data: {} }];
     case 'EndSubscription':
       if (state.status === 'ACTIVE' && state.cancelAt) return [{ type: 'InstanceCanceled', data: { canceled_at: state.cancelAt } }];
       if (state.status === 'ACTIVE' || state.status === 'PAST_DUE') return [{ type: 'SubscriptionExpired', data: { expired_at: command.data.at } }];

@@ -107,6 +107,13 @@ export class StripeServer {
     return this.send(paid ? 'invoice.paid' : 'invoice.payment_failed', invoice);
   }
 
+  /** The customer cancels, or takes it back, in Stripe's portal: customer.subscription.updated. */
+  async setCancelAtPeriodEnd(subscriptionId: string, cancel: boolean): Promise<number> {
+    const sub = this.subscriptions.get(subscriptionId)!;
+    sub.cancel_at_period_end = cancel;
+    return this.send('customer.subscription.updated', this.present(sub));
+  }
+
   /** The period ends with cancel_at_period_end set: the subscription is deleted. */
   async endPeriod(subscriptionId: string): Promise<number> {
     const sub = this.subscriptions.get(subscriptionId)!;
