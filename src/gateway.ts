@@ -46,10 +46,7 @@ import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
 import { billingRoutes } from './api/routes/billing.js';
 import { instanceStateRoutes } from './api/routes/instances.js';
-import { BillingTimer } from './billing/billing-timer.js';
-import { DueTimesProjection } from './billing/due-times.js';
-import { checkBillingConfig, chooseBillingProvider } from './billing/choose-provider.js';
-import { StripeWebhook } from './billing/stripe/stripe-webhook.js';
+import { checkBillingConfig, createBilling } from './billing/index.js';
 import { InstanceStateAt } from './projections/instances/instance-state-at.js';
 
 export const VERSION = '1.0.0';
@@ -84,18 +81,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const instanceQueries = new InstanceQueries(backends.docs);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
-  const billingChoice = chooseBillingProvider(config, backends.docs);
-  const billingProvider = billingChoice.provider;
-  const billing = { provider: billingProvider, periodDays: config.BILLING_PERIOD_DAYS, graceDays: config.BILLING_GRACE_DAYS };
-  let billingTimer: BillingTimer | null = null;
-  const dueTimes = new DueTimesProjection(
-    { renewsItself: billingProvider.renewsItself, periodMs: config.BILLING_PERIOD_DAYS * 86_400_000, graceMs: config.BILLING_GRACE_DAYS * 86_400_000 },
-    () => billingTimer?.poke(),
-  );
+  const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, dueTimes, ...webhooks.projections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, billing.dueTimes, ...webhooks.projections],
     logger,
   );
   await projections.start();
@@ -109,7 +99,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clock,
     version: VERSION,
     accounts: new AccountCommands(handler, rw, ids, { scryptLogN: config.SCRYPT_LOG_N, signupOpen: config.SIGNUP === 'open' }),
-    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS, billing }),
+    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS, billing: billing.settings }),
     signIn: new SignIn(
       accountQueries,
       jwt,
@@ -160,8 +150,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
   );
   await cancellations.start();
-  billingTimer = new BillingTimer(backends.docs, (id) => deps.instances.reachDueTime(id), clock, logger.child({ module: 'billing-timer' }));
-  billingTimer.start();
+  billing.startTimer((id) => deps.instances.reachDueTime(id));
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
@@ -181,16 +170,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...choice.routes,
     ...webhooks.routes,
     ...billingRoutes({
-      provider: billingProvider,
-      ...(billingChoice.stripe && {
-        stripeWebhook: new StripeWebhook(
-          billingChoice.stripe.client,
-          billingChoice.stripe.webhookSecret,
-          clock,
-          config.BILLING_GRACE_DAYS * 86_400_000,
-          (id, report) => deps.instances.recordProviderReport(id, report),
-        ),
-      }),
+      provider: billing.settings.provider,
+      stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
     }),
     ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
   ];
@@ -217,7 +198,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await closed;
       clearTimeout(timer);
-      await billingTimer?.stop();
+      await billing.stop();
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();

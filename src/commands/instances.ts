@@ -1,5 +1,4 @@
-import type { BillingProvider } from '../billing/provider.js';
-import type { RenewalRule } from '../domain/instance/billing.js';
+import { renewalRuleOf, type BillingSettings } from '../billing/index.js';
 import type { WebhookChange } from '../domain/instance/instance-decider.js';
 import { instanceDecider, type InstanceCommand } from '../domain/instance/instance-decider.js';
 import { instanceStream } from '../domain/instance/events.js';
@@ -15,7 +14,7 @@ export interface InstanceCommandsOptions {
   idPrefix: string;
   /** Decimals allowed: tests use seconds. */
   trialDays: number;
-  billing: { provider: BillingProvider; periodDays: number; graceDays: number };
+  billing: BillingSettings;
 }
 
 const DAY_MS = 86_400_000;
@@ -104,12 +103,6 @@ export class InstanceCommands {
     return secret;
   }
 
-  /** How the timer and the due-time projection treat a period's end. */
-  get renewalRule(): RenewalRule {
-    const { provider, periodDays, graceDays } = this.options.billing;
-    return { renewsItself: provider.renewsItself, periodMs: periodDays * DAY_MS, graceMs: graceDays * DAY_MS };
-  }
-
   /** The provider is asked only once the decider has accepted, so a refused change charges nothing. */
   async subscribe(instanceId: string, accountId: string, context: CommandContext) {
     const now = this.clock.now();
@@ -154,7 +147,7 @@ export class InstanceCommands {
   /** The timer: appends whatever is due; with several timers on one log, one append wins. */
   reachDueTime(instanceId: string) {
     const at = this.clock.now().toISOString();
-    return this.run(instanceId, { type: 'ReachDueTime', data: { at, rule: this.renewalRule } }, SYSTEM);
+    return this.run(instanceId, { type: 'ReachDueTime', data: { at, rule: renewalRuleOf(this.options.billing) } }, SYSTEM);
   }
 
   /** What the provider reported (its webhook), turned into our events. */

@@ -7,7 +7,7 @@ const TAG = 'Billing';
 export interface BillingRouteDeps {
   provider: BillingProvider;
   /** Present with the `stripe` provider. */
-  stripeWebhook?: { receive(rawBody: string | undefined, signature: string | undefined): Promise<void> };
+  stripeWebhook: { receive(rawBody: string | undefined, signature: string | undefined): Promise<void> } | null;
 }
 
 /** The account's side of billing; the instance's side (subscribe, cancel, resume) is in instances.ts. */
