@@ -46,6 +46,10 @@ import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
+import { billingRoutes } from './api/routes/billing.js';
+import { instanceStateRoutes } from './api/routes/instances.js';
+import { checkBillingConfig, createBilling } from './billing/index.js';
+import { InstanceStateAt } from './projections/instances/instance-state-at.js';
 
 export const VERSION = '1.0.0';
 
@@ -71,6 +75,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
+  checkBillingConfig(config);
   const backends = await openBackends(config);
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
@@ -80,10 +85,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const instanceQueries = new InstanceQueries(backends.docs);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
+  const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
+    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, billing.dueTimes, ...webhooks.projections],
     logger,
     // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
     { idempotentWrites: config.MONGODB_URL !== undefined },
@@ -98,7 +104,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clock,
     version: VERSION,
     accounts: new AccountCommands(handler, rw, ids, { scryptLogN: config.SCRYPT_LOG_N, signupOpen: config.SIGNUP === 'open' }),
-    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS }),
+    instances: new InstanceCommands(handler, rw, ids, clock, box, { idPrefix: config.ID_PREFIX, trialDays: config.TRIAL_DAYS, billing: billing.settings }),
     signIn: new SignIn(
       accountQueries,
       jwt,
@@ -136,8 +142,20 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     logger: logger.child({ module: 'sessions' }),
     clock,
   });
-  const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
+  const cancellations = new CancellationReactor(
+    backends.events,
+    (id) => manager.stop(id),
+    logger,
+    async (id, position) => {
+      // The manager reads the billing status from the read model: let it see the subscription first.
+      await projections.waitFor(position, [instancesProjection.name], config.READ_YOUR_WRITES_TIMEOUT_MS);
+      const [instance, session] = await Promise.all([instanceQueries.byId(id), sessions.status(id)]);
+      // Only a paired session that is down: a pairing under way is left alone.
+      if (instance && session?.paired === true && !manager.isConnected(id)) await manager.restart(id, instance.account_id);
+    },
+  );
   await cancellations.start();
+  billing.startTimer((id) => deps.instances.reachDueTime(id));
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS, ownHost: choice.mediaHostIsOwn });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
@@ -156,6 +174,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
+    ...billingRoutes({
+      provider: billing.settings.provider,
+      stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
+    }),
+    ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
@@ -184,6 +207,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       clearTimeout(timer);
       stopSweeping();
+      await billing.stop();
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();

@@ -1,5 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
 import type { InstanceDoc } from '../projections/instances/instances-projection.js';
 
 /**
@@ -64,6 +65,10 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
    * nothing (api/idempotency). For writes a client may retry after a lost answer.
    */
   idempotent?: boolean;
+  /** The handler reads the body's exact text (signed payloads) as `koa.request.rawBody`. */
+  rawBody?: boolean;
+  /** The route acts on the instance: refused with 402 payment_required while it is EXPIRED or CANCELED. */
+  paidOnly?: boolean;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;
 }
 
@@ -77,5 +82,19 @@ export function defineRoute<
   Q extends TObject | undefined = undefined,
   P extends TObject | undefined = undefined,
 >(spec: RouteSpec<B, Q, P>): AnyRoute {
-  return spec as unknown as AnyRoute;
+  return (spec.paidOnly ? refuseLapsed(spec) : spec) as unknown as AnyRoute;
+}
+
+/** The one check of `paidOnly`: after auth and validation, before the handler acts. */
+function refuseLapsed<B extends TSchema | undefined, Q extends TObject | undefined, P extends TObject | undefined>(
+  spec: RouteSpec<B, Q, P>,
+): RouteSpec<B, Q, P> {
+  return {
+    ...spec,
+    errors: [...new Set([...(spec.errors ?? []), 402])],
+    handler: (input) => {
+      if (isLapsed(input.instance.billing_status)) throw paymentRequired();
+      return spec.handler(input);
+    },
+  };
 }

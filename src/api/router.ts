@@ -28,6 +28,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       urlencoded: false,
       multipart: false,
       patchKoa: true,
+      includeUnparsed: route.rawBody === true,
     });
 
     router[route.method](koaPath, async (ctx: Context) => {

@@ -1,3 +1,4 @@
+import { renewalRuleOf, type BillingSettings } from '../billing/index.js';
 import type { WebhookChange } from '../domain/instance/instance-decider.js';
 import { instanceDecider, type InstanceCommand } from '../domain/instance/instance-decider.js';
 import { instanceStream } from '../domain/instance/events.js';
@@ -11,8 +12,14 @@ import type { ReadYourWrites } from './read-your-writes.js';
 
 export interface InstanceCommandsOptions {
   idPrefix: string;
+  /** Decimals allowed: tests use seconds. */
   trialDays: number;
+  billing: BillingSettings;
 }
+
+const DAY_MS = 86_400_000;
+
+const SYSTEM: CommandContext = { actor: { kind: 'system' }, correlationId: 'billing' };
 
 export interface CreateInstanceInput {
   name: string;
@@ -52,7 +59,7 @@ export class InstanceCommands {
     const token = randomToken('', 24);
     // One instant for both: created_at (the event's time) and the trial end are exactly TRIAL_DAYS apart.
     const now = this.clock.now();
-    const expiredAt = new Date(now.getTime() + this.options.trialDays * 86_400_000);
+    const expiredAt = new Date(now.getTime() + this.options.trialDays * DAY_MS);
     await this.run(
       instanceId,
       {
@@ -96,8 +103,66 @@ export class InstanceCommands {
     return secret;
   }
 
-  cancel(instanceId: string, context: CommandContext) {
-    return this.run(instanceId, { type: 'CancelInstance', data: { canceled_at: this.clock.now().toISOString() } }, context);
+  /** The provider is asked only once the decider has accepted, so a refused change charges nothing. */
+  async subscribe(instanceId: string, accountId: string, context: CommandContext) {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const { state, revision } = await this.check(instanceId, { type: 'Subscribe', data: { at, expired_at: at } });
+    const provider = this.options.billing.provider;
+    // A lapsed or unpaid subscription must not keep charging beside the new one.
+    if (state.billing.subscriptionId) await provider.cancelNow(state.billing.subscriptionId);
+    const started = await provider.subscribe({
+      accountId,
+      instanceId,
+      now,
+      periodMs: this.options.billing.periodDays * DAY_MS,
+      // Keyed by the stream's revision: concurrent requests against one state start one subscription.
+      idempotencyKey: `subscribe:${instanceId}:${revision}`,
+    });
+    const data = { at, expired_at: started.expiredAt.toISOString() };
+    const command: InstanceCommand = {
+      type: 'Subscribe',
+      data: started.subscriptionId === undefined ? data : { ...data, provider_subscription_id: started.subscriptionId },
+    };
+    await this.run(instanceId, command, { ...context, occurredAt: now });
+  }
+
+  async cancel(instanceId: string, context: CommandContext) {
+    const now = this.clock.now();
+    const command: InstanceCommand = { type: 'CancelInstance', data: { at: now.toISOString() } };
+    const { billing } = (await this.check(instanceId, command)).state;
+    const provider = this.options.billing.provider;
+    if (billing.status === 'ACTIVE') await provider.scheduleCancellation(billing.subscriptionId);
+    else if (billing.status === 'PAST_DUE') await provider.cancelNow(billing.subscriptionId);
+    await this.run(instanceId, command, { ...context, occurredAt: now });
+  }
+
+  async resume(instanceId: string, context: CommandContext) {
+    const command: InstanceCommand = { type: 'ResumeSubscription', data: {} };
+    const { billing } = (await this.check(instanceId, command)).state;
+    await this.options.billing.provider.resume(billing.subscriptionId);
+    await this.run(instanceId, command, context);
+  }
+
+  /** The timer: appends whatever is due; with several timers on one log, one append wins. */
+  reachDueTime(instanceId: string) {
+    const at = this.clock.now().toISOString();
+    return this.run(instanceId, { type: 'ReachDueTime', data: { at, rule: renewalRuleOf(this.options.billing) } }, SYSTEM);
+  }
+
+  /** What the provider reported (its webhook), turned into our events. */
+  recordProviderReport(
+    instanceId: string,
+    command: Extract<InstanceCommand, { type: 'RecordRenewal' | 'RecordPaymentFailure' | 'EndSubscription' | 'RecordCancelAtPeriodEnd' }>,
+  ) {
+    return this.run(instanceId, command, SYSTEM);
+  }
+
+  /** Decides without appending: the refusals come before any call to the provider. */
+  private async check(instanceId: string, command: InstanceCommand) {
+    const loaded = await this.handler.load(instanceStream(instanceId), instanceDecider);
+    instanceDecider.decide(command, loaded.state);
+    return loaded;
   }
 
   /** The secret is bound to its instance, so a sealed value copied elsewhere does not open. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { conflict, DomainError } from '../domain/errors.js';
+import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
 import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
@@ -11,7 +12,6 @@ import { NotConnectedError } from './port.js';
 import { decideReconnect, DEFAULT_BACKOFF, type BackoffSettings } from './reconnect-policy.js';
 import type { SessionRecorder } from './session-recorder.js';
 
-const CANCELED = 'CANCELED';
 
 export interface SessionManagerOptions {
   network: MessagingNetwork;
@@ -82,7 +82,7 @@ export class SessionManager {
   async start(): Promise<void> {
     for (const status of await this.o.sessions.paired()) {
       const instance = await this.o.instances.byId(status._id);
-      if (!instance || instance.billing_status === CANCELED) continue;
+      if (!instance || isLapsed(instance.billing_status)) continue;
       const slot = this.slotFor(status._id, instance.account_id, true, status);
       void this.connect(slot);
     }
@@ -235,7 +235,7 @@ export class SessionManager {
   /** A canceled instance gets no session (the cancellation reactor closed it). */
   private async requireActive(instanceId: string): Promise<void> {
     const instance = await this.o.instances.byId(instanceId);
-    if (instance?.billing_status === CANCELED) throw conflict('instance is canceled');
+    if (instance && isLapsed(instance.billing_status)) throw paymentRequired();
   }
 
   /** Resolves true once the session opens, false when it closes or after `timeoutMs`. */

@@ -224,16 +224,15 @@ describe('instances over HTTP', () => {
 
   describe('PUT and DELETE /instances/{id}/cancel', () => {
     for (const method of ['PUT', 'DELETE']) {
-      it(`${method} cancels the instance; again is harmless; changes are then refused`, async () => {
+      it(`${method} cancels a trialing instance at once; again is 409 (CONTRACT.md); changes then need payment`, async () => {
         const created = await newInstance(t.api, owner);
         const res = await t.api(method, `/instances/${created.id}/cancel`, { token: owner.jwt });
         expect(res.status).to.equal(200);
         expect(res.body.billing_status).to.equal('CANCELED');
         expect(res.body.cancel_at).to.be.a('string');
-        const again = await t.api(method, `/instances/${created.id}/cancel`, { token: owner.jwt });
-        expect(again.status).to.equal(200);
-        expect(again.body.cancel_at).to.equal(res.body.cancel_at);
-        expectError(await t.api('PATCH', `/instances/${created.id}`, { token: owner.jwt, body: { name: 'late change' } }), 409, 'conflict');
+        expectError(await t.api(method, `/instances/${created.id}/cancel`, { token: owner.jwt }), 409, 'conflict');
+        expect((await t.api('GET', `/instances/${created.id}`, { token: owner.jwt })).body.cancel_at).to.equal(res.body.cancel_at);
+        expectError(await t.api('PATCH', `/instances/${created.id}`, { token: owner.jwt, body: { name: 'late change' } }), 402, 'payment_required');
       });
     }
   });

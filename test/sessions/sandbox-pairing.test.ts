@@ -210,8 +210,8 @@ describe('sessions over HTTP with the sandbox', function () {
       ['GET', `session/paircode/${phone.phone}`],
     ] as const) {
       const res = await gw.api(method, `/instances/${instance.id}/${path}`, { token: owner.jwt });
-      expect(res.status, `${path}: ${res.text}`).to.equal(409);
-      expect(res.body.error.type).to.equal('conflict');
+      expect(res.status, `${path}: ${res.text}`).to.equal(402);
+      expect(res.body.error.type).to.equal('payment_required');
     }
   });
 });

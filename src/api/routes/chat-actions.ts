@@ -17,6 +17,7 @@ export function chatActionRoutes(commands: ChatActionCommands): AnyRoute[] {
       tag: TAG,
       summary,
       auth: 'instance',
+      paidOnly: true,
       params: InstanceIdParams,
       body,
       response: { description: 'done; the chat list shows the change', schema: EmptyAnswer },

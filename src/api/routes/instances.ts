@@ -3,18 +3,21 @@ import type { InstanceDoc } from '../../projections/instances/instances-projecti
 import { commandContext, type ApiDeps } from '../deps.js';
 import { eventNames, webhookUrl } from '../inputs.js';
 import { presentInstance } from '../presenters/instance.js';
-import { defineRoute } from '../route.js';
+import type { InstanceStateAt } from '../../projections/instances/instance-state-at.js';
+import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
 import {
   CreateInstanceBody,
   Instance,
   InstancePage,
   ListInstancesBody,
+  StateAtQuery,
   TokenAnswer,
   UpdateInstanceBody,
 } from '../schemas/instance.js';
 
 const TAG = 'Instances';
+const BILLING_TAG = 'Billing';
 
 export function instanceRoutes(deps: ApiDeps) {
   const allowPrivate = deps.config.ALLOW_PRIVATE_TARGETS;
@@ -29,11 +32,13 @@ export function instanceRoutes(deps: ApiDeps) {
     defineRoute({
       method,
       path: '/instances/{id}/cancel',
-      tag: TAG,
-      summary: 'Cancel the instance (PUT and DELETE do the same)',
+      tag: BILLING_TAG,
+      summary:
+        'Cancel (PUT and DELETE do the same): an ACTIVE subscription runs to the end of its period (`cancel_at`); any other instance is CANCELED at once',
       auth: 'instance_jwt',
       params: InstanceIdParams,
-      response: { description: 'the canceled instance', schema: Instance },
+      response: { description: 'the instance', schema: Instance },
+      errors: [409, 502],
       handler: async ({ instance, principal, requestId }) => {
         await deps.instances.cancel(instance._id, commandContext(principal, requestId, instance._id));
         return { body: present(await reload(instance._id)) };
@@ -106,6 +111,7 @@ export function instanceRoutes(deps: ApiDeps) {
       tag: TAG,
       summary: 'Update an instance',
       auth: 'instance',
+      paidOnly: true,
       params: InstanceIdParams,
       body: UpdateInstanceBody,
       response: { description: 'the updated instance', schema: Instance },
@@ -135,8 +141,60 @@ export function instanceRoutes(deps: ApiDeps) {
         body: { token: await deps.instances.rotateToken(instance._id, commandContext(principal, requestId, instance._id)) },
       }),
     }),
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/subscribe',
+      tag: BILLING_TAG,
+      summary: 'Start a paid subscription (from TRIALING, PAST_DUE, EXPIRED or CANCELED): ACTIVE until `expired_at`',
+      auth: 'instance_jwt',
+      params: InstanceIdParams,
+      response: { description: 'the ACTIVE instance', schema: Instance },
+      // 402: the billing provider has no payment method for the account.
+      errors: [402, 409, 502],
+      handler: async ({ instance, principal, requestId }) => {
+        await deps.instances.subscribe(instance._id, principal.accountId, commandContext(principal, requestId, instance._id));
+        return { body: present(await reload(instance._id)) };
+      },
+    }),
     cancel('put'),
     cancel('delete'),
+    defineRoute({
+      method: 'post',
+      path: '/instances/{id}/resume-subscription',
+      tag: BILLING_TAG,
+      summary: 'Take back a scheduled cancellation: `cancel_at` becomes null',
+      auth: 'instance_jwt',
+      params: InstanceIdParams,
+      response: { description: 'the instance', schema: Instance },
+      errors: [409, 502],
+      handler: async ({ instance, principal, requestId }) => {
+        await deps.instances.resume(instance._id, commandContext(principal, requestId, instance._id));
+        return { body: present(await reload(instance._id)) };
+      },
+    }),
+  ];
+}
+
+/** The Instance at a past moment, folded from the log by the read model's own fold. */
+export function instanceStateRoutes(stateAt: InstanceStateAt, publicUrl: string): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/instances/{id}/history/state',
+      tag: TAG,
+      summary: 'The instance as `GET /instances/{id}` would have answered at `at` (never its token)',
+      auth: 'instance_jwt',
+      params: InstanceIdParams,
+      query: StateAtQuery,
+      response: { description: 'the instance at that moment', schema: Instance },
+      // 404 also when the instance did not exist yet at `at`.
+      errors: [404],
+      handler: async ({ instance, query }) => {
+        const view = await stateAt.at(instance._id, new Date(query.at));
+        if (!view) throw notFound('the instance did not exist at that time');
+        return { body: presentInstance({ _id: instance._id, ...view }, publicUrl) };
+      },
+    }),
   ];
 }
 

@@ -51,6 +51,7 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       tag: TAG,
       summary: 'Start pairing (when not started) and show the current QR',
       auth: 'instance',
+      paidOnly: true,
       params: InstanceIdParams,
       response: { description: 'the QR string and its image', schema: QrAnswer },
       errors: [409, 502],
@@ -65,6 +66,7 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       tag: TAG,
       summary: 'Start pairing by code for the given phone number',
       auth: 'instance',
+      paidOnly: true,
       params: PairCodeParams,
       response: { description: 'the pairing code to type on the phone', schema: PairCodeAnswer },
       // 400: a malformed phone; 404: a sandbox phone that does not exist or is another account's.
@@ -92,6 +94,7 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       tag: TAG,
       summary: 'Drop and re-open the connection',
       auth: 'instance',
+      paidOnly: true,
       params: InstanceIdParams,
       response: { description: 'whether the session is connected after the restart', schema: ConnectedAnswer },
       errors: [409],

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { WebhookEventNameSchema } from '../../domain/events-table.js';
+import { BILLING_STATUSES } from '../../domain/instance/billing.js';
 import { Nullable } from './common.js';
 
 const Name = Type.String({ minLength: 3, maxLength: 255 });
@@ -47,7 +48,7 @@ export const ListInstancesBody = Type.Object(
         {
           query: Type.Optional(Type.String({ maxLength: 255 })),
           connected: Type.Optional(Type.Boolean()),
-          billing_status: Type.Optional(Type.String({ maxLength: 32 })),
+          billing_status: Type.Optional(Type.Union(BILLING_STATUSES.map((b) => Type.Literal(b)))),
         },
         { additionalProperties: false },
       ),
@@ -72,7 +73,7 @@ export const Instance = Type.Object({
   connected_at: Nullable(DateTime),
   whatsapp_push_name: Nullable(Type.String()),
   whatsapp_jid: Nullable(Type.String()),
-  billing_status: Type.String(),
+  billing_status: Type.Union(BILLING_STATUSES.map((b) => Type.Literal(b))),
   created_at: DateTime,
   updated_at: DateTime,
   cancel_at: Nullable(DateTime),
@@ -89,3 +90,8 @@ export const InstancePage = Type.Object({
 });
 
 export const TokenAnswer = Type.Object({ token: Type.String() });
+
+export const StateAtQuery = Type.Object(
+  { at: Type.String({ format: 'date-time', description: 'the moment, as an RFC 3339 date-time' }) },
+  { additionalProperties: false },
+);

@@ -38,6 +38,30 @@ export const InstanceTokenRotated = Type.Object({ token_hash: Type.String() });
 
 export const InstanceCanceled = Type.Object({ canceled_at: DateTime });
 
+/** The provider's ids, kept so later changes reach the same subscription; absent with `none`. */
+const ProviderSubscription = Type.Optional(Type.String());
+
+export const SubscriptionStarted = Type.Object({
+  started_at: DateTime,
+  /** End of the first paid period. */
+  expired_at: DateTime,
+  provider_subscription_id: ProviderSubscription,
+});
+
+/** A paid renewal; from PAST_DUE it makes the instance ACTIVE again. */
+export const SubscriptionRenewed = Type.Object({ expired_at: DateTime });
+
+export const SubscriptionCancellationScheduled = Type.Object({ cancel_at: DateTime });
+
+export const SubscriptionResumed = Type.Object({});
+
+/** A renewal that was not paid: PAST_DUE until paid or until the grace ends. */
+export const PaymentFailed = Type.Object({ grace_ends_at: DateTime });
+
+export const TrialExpired = Type.Object({ expired_at: DateTime });
+
+export const SubscriptionExpired = Type.Object({ expired_at: DateTime });
+
 export const InstanceEventSchemas = {
   InstanceCreated,
   InstanceUpdated,
@@ -46,6 +70,13 @@ export const InstanceEventSchemas = {
   WebhookSecretRotated,
   InstanceTokenRotated,
   InstanceCanceled,
+  SubscriptionStarted,
+  SubscriptionRenewed,
+  SubscriptionCancellationScheduled,
+  SubscriptionResumed,
+  PaymentFailed,
+  TrialExpired,
+  SubscriptionExpired,
 } as const;
 
 type Schemas = typeof InstanceEventSchemas;

@@ -1,10 +1,12 @@
 import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
 import type { WebhookEventName } from '../events-table.js';
+import { BILLING_COMMANDS, decideBilling, evolveBilling, isLapsed, NO_BILLING, paymentRequired, type BillingCommand, type BillingState } from './billing.js';
 import type { InstanceEvent } from './events.js';
 
 export interface InstanceState {
-  status: 'absent' | 'active' | 'canceled';
+  exists: boolean;
+  billing: BillingState;
   accountId: string;
   name: string;
   rejectCalls: boolean;
@@ -42,12 +44,13 @@ export type InstanceCommand =
   | { type: 'ConfigureWebhook'; data: WebhookChange }
   | { type: 'RotateInstanceToken'; data: { token_hash: string } }
   | { type: 'RotateWebhookSecret'; data: { webhook_secret_sealed: string } }
-  | { type: 'CancelInstance'; data: { canceled_at: string } };
+  | BillingCommand;
 
 const NO_WEBHOOK: InstanceState['webhook'] = { url: '', events: [] };
 
 const initialState = (): InstanceState => ({
-  status: 'absent',
+  exists: false,
+  billing: NO_BILLING,
   accountId: '',
   name: '',
   rejectCalls: false,
@@ -56,10 +59,17 @@ const initialState = (): InstanceState => ({
 });
 
 function evolve(state: InstanceState, event: InstanceEvent): InstanceState {
+  const billing = evolveBilling(state.billing, event);
+  const next = billing === state.billing ? state : { ...state, billing };
+  return evolveSettings(next, event);
+}
+
+function evolveSettings(state: InstanceState, event: InstanceEvent): InstanceState {
   switch (event.type) {
     case 'InstanceCreated':
       return {
-        status: 'active',
+        exists: true,
+        billing: state.billing,
         accountId: event.data.account_id,
         name: event.data.name,
         rejectCalls: event.data.reject_calls,
@@ -77,10 +87,7 @@ function evolve(state: InstanceState, event: InstanceEvent): InstanceState {
       return { ...state, webhook: { url: event.data.url, events: event.data.events } };
     case 'WebhookCleared':
       return { ...state, webhook: NO_WEBHOOK };
-    case 'InstanceCanceled':
-      return { ...state, status: 'canceled' };
-    case 'InstanceTokenRotated':
-    case 'WebhookSecretRotated':
+    default:
       return state;
   }
 }
@@ -96,21 +103,32 @@ function webhookEvents(state: InstanceState, change: WebhookChange): InstanceEve
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-function requireActive(state: InstanceState): void {
-  if (state.status === 'absent') throw notFound('instance not found');
-  if (state.status === 'canceled') throw conflict('instance is canceled');
+function requireExisting(state: InstanceState): void {
+  if (!state.exists) throw notFound('instance not found');
 }
 
+/** Settings that make the instance act (name, webhook) change only while it runs. */
+function requireRunning(state: InstanceState): void {
+  requireExisting(state);
+  if (isLapsed(state.billing.status)) throw paymentRequired();
+}
+
+const isBilling = (command: InstanceCommand): command is BillingCommand => BILLING_COMMANDS.has(command.type);
+
 function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[] {
+  if (isBilling(command)) {
+    requireExisting(state);
+    return decideBilling(command, state.billing);
+  }
   switch (command.type) {
     case 'CreateInstance': {
-      if (state.status !== 'absent') throw conflict('instance exists');
+      if (state.exists) throw conflict('instance exists');
       const { webhook, ...data } = command.data;
       const created: InstanceEvent = { type: 'InstanceCreated', data: { ...data, billing_status: 'TRIALING' } };
       return [created, ...webhookEvents(evolve(state, created), webhook)];
     }
     case 'UpdateInstance': {
-      requireActive(state);
+      requireRunning(state);
       const { name, reject_calls, auto_read_messages, webhook } = command.data;
       const changed: { name?: string; reject_calls?: boolean; auto_read_messages?: boolean } = {};
       if (name !== state.name) changed.name = name;
@@ -122,18 +140,15 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
       return [...updated, ...webhookEvents(state, webhook)];
     }
     case 'ConfigureWebhook':
-      requireActive(state);
+      requireRunning(state);
       return webhookEvents(state, command.data);
     case 'RotateInstanceToken':
-      requireActive(state);
+      requireExisting(state);
+      if (state.billing.status === 'CANCELED') throw conflict('instance is canceled');
       return [{ type: 'InstanceTokenRotated', data: command.data }];
     case 'RotateWebhookSecret':
-      requireActive(state);
+      requireRunning(state);
       return [{ type: 'WebhookSecretRotated', data: command.data }];
-    case 'CancelInstance':
-      if (state.status === 'absent') throw notFound('instance not found');
-      // Cancelling twice is not an error: the caller's intent already holds.
-      return state.status === 'canceled' ? [] : [{ type: 'InstanceCanceled', data: command.data }];
   }
 }
 

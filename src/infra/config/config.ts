@@ -15,7 +15,16 @@ export const ConfigSchema = Type.Object({
   TRUST_PROXY: Type.Boolean({ default: false }),
   SIGNUP: Type.Union([Type.Literal('open'), Type.Literal('closed')], { default: 'open' }),
   ID_PREFIX: Type.String({ pattern: '^[0-9A-Za-z]{1,16}$', default: '3E' }),
-  TRIAL_DAYS: Type.Integer({ minimum: 0, maximum: 3650, default: 7 }),
+  /** Billing durations accept decimals (tests use seconds). */
+  TRIAL_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: 7 }),
+  BILLING_PERIOD_DAYS: Type.Number({ exclusiveMinimum: 0, maximum: 3650, default: 30 }),
+  BILLING_GRACE_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: 3 }),
+  BILLING_PROVIDER: Type.Union([Type.Literal('none'), Type.Literal('stripe')], { default: 'none' }),
+  STRIPE_SECRET_KEY: Type.Optional(Type.String()),
+  STRIPE_PRICE_ID: Type.Optional(Type.String()),
+  STRIPE_WEBHOOK_SECRET: Type.Optional(Type.String()),
+  /** Where the Stripe API answers; tests point it at their Stripe test server. */
+  STRIPE_API_BASE: Type.Optional(Type.String()),
   /** Base64 or plain secret for HS256; generated into DATA_DIR when absent. */
   JWT_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   JWT_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 86400 * 30, default: 3600 }),

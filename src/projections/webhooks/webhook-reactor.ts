@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
-import type { InstanceEventSchemas } from '../../domain/instance/events.js';
+import { isLapsed, evolveBilling, NO_BILLING } from '../../domain/instance/billing.js';
+import type { InstanceEvent, InstanceEventSchemas } from '../../domain/instance/events.js';
 import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../infra/eventstore/port.js';
@@ -39,6 +40,16 @@ export interface CommittedNotices {
 
 const NOTHING: Decision = { ops: [] };
 
+/** Billing events that start or end a lapse (EXPIRED, CANCELED); the hook folds them as settings. */
+const LAPSE_EVENT_TYPES = [
+  'SubscriptionStarted',
+  'SubscriptionRenewed',
+  'TrialExpired',
+  'SubscriptionExpired',
+  'InstanceCanceled',
+] satisfies InstanceEvent['type'][];
+const LAPSE_EVENTS: ReadonlySet<string> = new Set(LAPSE_EVENT_TYPES);
+
 /** Instance and session streams are both `<kind>-<instanceId>`. */
 const instanceOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
@@ -56,6 +67,7 @@ export class WebhookReactor implements Projection {
     'WebhookConfigured',
     'WebhookCleared',
     'WebhookSecretRotated',
+    ...LAPSE_EVENT_TYPES,
     ...RENDERED_EVENT_TYPES,
   ]);
 
@@ -134,8 +146,17 @@ export class WebhookReactor implements Projection {
       case 'WebhookSecretRotated':
         return this.change(instanceOf(event), { secret_sealed: (event.data as Data<'WebhookSecretRotated'>).webhook_secret_sealed });
       default:
-        return this.deliver(event);
+        return LAPSE_EVENTS.has(event.type) ? this.lapse(event) : this.deliver(event);
     }
+  }
+
+  /** Each of these events sets the status outright, so the billing fold needs no earlier state. */
+  private lapse(event: RecordedEvent): Decision {
+    const instanceId = instanceOf(event);
+    const hook = this.hooks.get(instanceId);
+    const lapsed = isLapsed(evolveBilling(NO_BILLING, { type: event.type, data: event.data } as InstanceEvent).status);
+    if (!hook || (hook.lapsed ?? false) === lapsed) return NOTHING;
+    return { ops: [this.save({ ...hook, lapsed })] };
   }
 
   private change(instanceId: string, fields: Partial<Omit<HookDoc, '_id'>>): Decision {
@@ -157,7 +178,7 @@ export class WebhookReactor implements Projection {
     const instanceId = instanceOf(event);
     const hook = this.hooks.get(instanceId);
     const renderer = rendererOf(event.type);
-    if (!hook || !hook.url || !renderer || !(hook.events.includes('All') || hook.events.includes(renderer.type))) return NOTHING;
+    if (!hook || hook.lapsed || !hook.url || !renderer || !(hook.events.includes('All') || hook.events.includes(renderer.type))) return NOTHING;
     const { type } = renderer;
     let rendered;
     try {

@@ -66,6 +66,8 @@ export interface HookDoc extends Document {
    * reactor hands out seqs past it and past every recorded delivery, which carry the later ones.
    */
   seq: number;
+  /** The instance is EXPIRED or CANCELED: nothing new is delivered until it subscribes again. */
+  lapsed?: boolean;
 }
 
 /** `evt_` + uuid without dashes. */
