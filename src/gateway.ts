@@ -44,6 +44,10 @@ import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
+import { EventSignInRecorder } from './commands/sign-ins.js';
+import { historyRoutes } from './api/routes/history.js';
+import { HistoryQueries } from './projections/history/history-queries.js';
+import { auditProjections } from './projections/audit.js';
 
 export const VERSION = '1.0.0';
 
@@ -79,7 +83,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections, ...auditProjections],
     logger,
   );
   await projections.start();
@@ -100,6 +104,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       { account: new AttemptLimiter(clock, ACCOUNT_POLICY), address: new AttemptLimiter(clock, ADDRESS_POLICY) },
       clock,
       config.SCRYPT_LOG_N,
+      new EventSignInRecorder(backends.events, ids, clock),
     ),
     accountQueries,
     instanceQueries,
@@ -151,6 +156,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
+    ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
   ];
 
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });

@@ -1,6 +1,7 @@
 import { DomainError, unauthorized } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomToken, sameHash, tokenHash, verifyPassword } from '../../infra/crypto/secrets.js';
+import type { SignInRecorder } from '../../commands/sign-ins.js';
 import type { AccountQueries } from '../../projections/accounts/account-queries.js';
 import type { AttemptLimiter } from './attempt-limiter.js';
 import type { JwtIssuer } from './jwt.js';
@@ -17,6 +18,8 @@ export class SignIn {
     private readonly limiters: { account: AttemptLimiter; address: AttemptLimiter },
     private readonly clock: Clock,
     private readonly scryptLogN: number,
+    /** The audit trail of sign-ins; called once per answered attempt on a known account. */
+    private readonly recorder?: SignInRecorder,
   ) {}
 
   /** Verifying against this when the e-mail is unknown keeps both answers equally slow. */
@@ -30,6 +33,7 @@ export class SignIn {
     this.refuseIfBlocked(keys);
     const account = await this.accounts.byEmail(normalized);
     const ok = await verifyPassword(password, account?.password_hash ?? (await this.dummy()));
+    if (account) await this.recorder?.[ok ? 'succeeded' : 'failed'](account._id, 'password', ip);
     if (!account || !ok) return this.failed(keys, 'wrong e-mail or password');
     this.limiters.account.succeed(keys.account);
     return this.jwt.issue(account._id, this.clock.now());
@@ -40,6 +44,7 @@ export class SignIn {
     this.refuseIfBlocked(keys);
     const account = await this.accounts.byClientToken(clientToken);
     const ok = sameHash(tokenHash(clientSecret), account?.client_secret_hash ?? tokenHash(''));
+    if (account) await this.recorder?.[ok ? 'succeeded' : 'failed'](account._id, 'client_credentials', ip);
     if (!account || !ok) return this.failed(keys, 'wrong client_token or client_secret');
     this.limiters.account.succeed(keys.account);
     return this.jwt.issue(account._id, this.clock.now());
