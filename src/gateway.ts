@@ -48,6 +48,9 @@ import { EventSignInRecorder } from './commands/sign-ins.js';
 import { historyRoutes } from './api/routes/history.js';
 import { HistoryQueries } from './projections/history/history-queries.js';
 import { auditProjections } from './projections/audit.js';
+import { statsRoutes } from './api/routes/stats.js';
+import { StatsQueries } from './projections/stats/stats-queries.js';
+import { DeliveryOutcomeRecorder } from './commands/delivery-outcomes.js';
 
 export const VERSION = '1.0.0';
 
@@ -79,11 +82,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
   const instanceQueries = new InstanceQueries(backends.docs);
-  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
+  const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
+  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => outcomes.settled(d) }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections, ...auditProjections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections, ...auditProjections()],
     logger,
   );
   await projections.start();
@@ -157,6 +161,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...choice.routes,
     ...webhooks.routes,
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
+    ...statsRoutes(new StatsQueries(backends.docs), clock),
   ];
 
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
@@ -184,6 +189,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();
+      await outcomes.flush();
       await Promise.all([mediaSource.close(), mediaDownloader.close()]);
       await projections.stop();
       await backends.close();

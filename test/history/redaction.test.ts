@@ -30,7 +30,8 @@ const SHOWN = new Set(
   marked_as_unread is_marked_spam last_message_s community_jid read_only messages changes unread_delta cleared deleted groups
   owner_jid owner_pn topic topic_deleted is_locked is_announce is_ephemeral disappearing_timer created_s is_community
   participants phone_number is_admin is_super_admin display_name group pairs pn call_id from instance_id account_id
-  reject_calls auto_read_messages labels billing_status expired_at events canceled_at user_id`.split(/\s+/),
+  reject_calls auto_read_messages labels billing_status expired_at events canceled_at user_id
+  delivery_id event_id attempts status_code latency_ms error`.split(/\s+/),
 );
 
 describe('history redaction', () => {

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { AccountEventSchemas } from '../../domain/account/events.js';
 import { InstanceEventSchemas } from '../../domain/instance/events.js';
 import { SessionEventSchemas } from '../../domain/session/events.js';
+import { WebhookDeliveryEventSchemas } from '../../domain/webhook/delivery-events.js';
 
 /**
  * Every event type the log may hold, with its schema: what `types` filters are checked against,
@@ -11,6 +12,7 @@ export const EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   ...AccountEventSchemas,
   ...InstanceEventSchemas,
   ...SessionEventSchemas,
+  ...WebhookDeliveryEventSchemas,
 };
 
 export const isEventType = (type: string): boolean => Object.hasOwn(EVENT_SCHEMAS, type);
