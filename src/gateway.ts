@@ -48,6 +48,7 @@ import { EventSignInRecorder } from './commands/sign-ins.js';
 import { historyRoutes } from './api/routes/history.js';
 import { HistoryQueries } from './projections/history/history-queries.js';
 import { auditProjections } from './projections/audit.js';
+import { AliasedDocumentStore } from './infra/docstore/aliased-document-store.js';
 import { statsRoutes } from './api/routes/stats.js';
 import { StatsQueries } from './projections/stats/stats-queries.js';
 import { DeliveryOutcomeRecorder } from './commands/delivery-outcomes.js';
@@ -76,7 +77,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
-  const backends = await openBackends(config);
+  const opened = await openBackends(config);
+  // Read models by logical name: a rebuild swaps in fresh collections under the same names.
+  const backends = { ...opened, docs: await AliasedDocumentStore.open(opened.docs) };
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);

@@ -3,7 +3,7 @@ import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import type { Projection } from './projection.js';
 
-const CHECKPOINTS = 'checkpoints';
+export const CHECKPOINTS = 'checkpoints';
 const MAX_BATCH = 500;
 const RETRY_MS = 500;
 /** How long a projection that changes nothing may leave its stored checkpoint behind. */
