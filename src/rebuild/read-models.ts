@@ -17,14 +17,20 @@ export interface ReadModel {
   collections: readonly string[];
   /** A fresh projection: one that keeps state in memory must not share it with the live one. */
   projection(): Projection;
+  /**
+   * Folded in memory and written once at the end (see StagedFold): for models whose documents
+   * are few and updated often. History writes one document per event, never updated: it goes
+   * straight to its fresh collection and needs no memory.
+   */
+  staged: boolean;
 }
 
 export const READ_MODELS: readonly ReadModel[] = [
-  { name: 'accounts', collections: [ACCOUNTS], projection: () => accountsProjection },
-  { name: 'instances', collections: [INSTANCES], projection: () => instancesProjection },
-  { name: 'sessions', collections: [SESSION_STATUS], projection: () => sessionsProjection },
-  { name: 'groups', collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
-  { name: 'chats', collections: [CHATS], projection: () => chatsProjection },
-  { name: 'history', collections: [HISTORY], projection: () => historyProjection },
-  { name: 'stats', collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
+  { name: 'accounts', staged: true, collections: [ACCOUNTS], projection: () => accountsProjection },
+  { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
+  { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
+  { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
+  { name: 'chats', staged: true, collections: [CHATS], projection: () => chatsProjection },
+  { name: 'history', staged: false, collections: [HISTORY], projection: () => historyProjection },
+  { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
 ];

@@ -5,6 +5,7 @@ import { CHECKPOINTS } from '../projections/runner.js';
 import { checksum } from './checksum.js';
 import type { Progress } from './progress.js';
 import type { ReadModel } from './read-models.js';
+import { StagedFold } from './staged-fold.js';
 
 export interface RebuildResult {
   name: string;
@@ -48,8 +49,9 @@ export class Rebuilder {
         await this.docs.inner.collection(physical).deleteMany({});
       }
     }
-    const projections = models.map((m) => m.projection());
-    for (const p of projections) await p.setup?.(fresh);
+    const projections = models.map((m) => ({ projection: m.projection(), staged: m.staged }));
+    for (const { projection } of projections) await projection.setup?.(fresh);
+    const staged = new StagedFold();
 
     const head = await this.events.headPosition();
     const started = performance.now();
@@ -61,20 +63,35 @@ export class Rebuilder {
       if (batch.length === 0) break;
       const ops: WriteOp[] = [];
       for (const event of batch) {
-        for (const p of projections) if (p.eventTypes.has(event.type)) for (const op of p.apply(event)) ops.push(op);
+        for (const { projection, staged: inMemory } of projections) {
+          if (!projection.eventTypes.has(event.type)) continue;
+          for (const op of projection.apply(event)) {
+            if (inMemory) staged.apply(op);
+            else ops.push(op);
+          }
+        }
       }
       if (ops.length > 0) await fresh.batch(ops);
       last = (batch[batch.length - 1] as RecordedEvent).position;
       count += batch.length;
       this.progress.advance(last, count);
     }
+    let inserts: WriteOp[] = [];
+    for (const [collection, doc] of staged.documents()) {
+      inserts.push({ collection, op: 'insertOne', doc });
+      if (inserts.length >= CHUNK) {
+        await fresh.batch(inserts);
+        inserts = [];
+      }
+    }
+    if (inserts.length > 0) await fresh.batch(inserts);
     const seconds = (performance.now() - started) / 1000;
     this.progress.end(count, seconds);
 
     // The swap: aliases and checkpoints together.
     const swap: WriteOp[] = renames.map((r) => this.docs.aliasOp(r.logical, r.physical));
     if (last >= 0n) {
-      for (const p of projections) {
+      for (const { projection: p } of projections) {
         swap.push({ collection: CHECKPOINTS, op: 'replaceOne', filter: { _id: p.name }, doc: { _id: p.name, position: last.toString() }, upsert: true });
       }
     }

@@ -65,8 +65,9 @@ export const historyProjection: Projection = {
   async setup(docs: DocumentStore) {
     const entries = docs.collection(HISTORY);
     // Equal keys are ordered by _id, the position: both indexes hand out a history in log order.
-    await entries.createIndex({ name: 'instance', keys: { instance_id: 1 } });
-    await entries.createIndex({ name: 'account', keys: { account_id: 1 } });
+    // Partial: most entries are an instance's only, and index writes are most of a rebuild's cost.
+    await entries.createIndex({ name: 'instance', keys: { instance_id: 1 }, partialFilterExpression: { instance_id: { $exists: true } } });
+    await entries.createIndex({ name: 'account', keys: { account_id: 1 }, partialFilterExpression: { account_id: { $exists: true } } });
   },
 
   apply(event): WriteOp[] {
