@@ -51,7 +51,10 @@ export class DeliveryOutcomeRecorder {
     list.push({ id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata: auditMetadata(context, this.clock.now()) });
     this.pending.set(delivery.instance_id, list);
     this.size++;
-    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
   }
 
   /** Appends whatever is gathered; resolves once it is in the log. */

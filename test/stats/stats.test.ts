@@ -1,8 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
 import { pairedInstance, phoneSends, SteppingClock } from '../support/chats.js';
-import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
-import { newPhone, waitFor } from '../support/sandbox.js';
+import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
 
 const HOUR = 3_600_000;
@@ -37,7 +37,10 @@ describe('statistics over HTTP', () => {
 
   it('counts messages and media each way, webhook outcomes with p95, and connected time, by hour and by day', async () => {
     const span = window();
-    const me = await pairedInstance(t, owner);
+    const phone = await newPhone(t.api, owner);
+    const created = await newInstance(t.api, owner);
+    await pairByQr(t.api, owner, created.id, phone.phone);
+    const me = { id: created.id, phone: phone.phone, token: created.token };
     const peer = await newPhone(t.api, owner);
     const hook = await t.api('POST', `/instances/${me.id}/webhook`, { token: owner.jwt, body: { webhookURL: ok.url, events: 'Message' } });
     expect(hook.status, hook.text).to.equal(200);
@@ -79,6 +82,9 @@ describe('statistics over HTTP', () => {
     expect(hourly.find((b) => b.deliveries_ok === 0 && b.deliveries_failed === 0).delivery_p95_ms).to.equal(null);
 
     const daily = (await stats(`/instances/${me.id}/stats`, 'bucket=day')).body.buckets;
+    // The token pair reads the same (statistics are no secret of the account's).
+    const pair = { 'x-instance-token': me.token, 'x-client-token': owner.clientToken };
+    expect((await t.api('GET', `/instances/${me.id}/stats?bucket=day`, { headers: pair })).body.buckets).to.deep.equal(daily);
     expect(daily).to.have.length(8);
     expect(total(daily, 'messages_in')).to.equal(3);
     expect(total(daily, 'connected_seconds')).to.equal(5400);

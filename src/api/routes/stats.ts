@@ -21,7 +21,7 @@ export function statsRoutes(stats: StatsQueries, clock: Clock): AnyRoute[] {
       path: '/instances/{id}/stats',
       tag: TAG,
       summary: 'Messages, media, webhook outcomes and connected time of the instance, by hour or day',
-      auth: 'instance_jwt',
+      auth: 'instance',
       params: InstanceIdParams,
       query: StatsQuery,
       response: { description: 'the buckets of the range, oldest first', schema: StatsAnswer },

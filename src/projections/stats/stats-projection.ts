@@ -89,14 +89,12 @@ export class StatsProjection implements Projection {
     const instanceId = instanceOf(event);
     const at = Date.parse(occurredAt(event));
     switch (event.type) {
+      // A history sync's messages are old news: they happened before, and were counted then if at all.
       case 'MessageReceived':
-      case 'MessageSent': {
-        const message = event.data.message as { from_me?: boolean; media?: unknown } | undefined;
-        const out = event.type === 'MessageSent' || message?.from_me === true;
-        const counts: Partial<Record<Counter, number>> = { [out ? 'messages_out' : 'messages_in']: 1 };
-        if (message?.media) counts[out ? 'media_out' : 'media_in'] = 1;
-        return increments(instanceId, at, counts);
-      }
+        if (event.data.upsert === 'append') return [];
+        return this.message(event, instanceId, at);
+      case 'MessageSent':
+        return this.message(event, instanceId, at);
       case 'WebhookDelivered':
         return increments(instanceId, at, { deliveries_ok: 1, [`latency.${latencyBucket(Number(event.data.latency_ms))}`]: 1 });
       case 'WebhookDeliveryFailed':
@@ -107,6 +105,14 @@ export class StatsProjection implements Projection {
       default:
         return this.close(instanceId, at, event.position.toString());
     }
+  }
+
+  private message(event: RecordedEvent, instanceId: string, at: number): WriteOp[] {
+    const message = event.data.message as { from_me?: boolean; media?: unknown } | undefined;
+    const out = event.type === 'MessageSent' || message?.from_me === true;
+    const counts: Partial<Record<Counter, number>> = { [out ? 'messages_out' : 'messages_in']: 1 };
+    if (message?.media) counts[out ? 'media_out' : 'media_in'] = 1;
+    return increments(instanceId, at, counts);
   }
 
   private close(instanceId: string, at: number, position: string): WriteOp[] {
