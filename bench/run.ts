@@ -3,6 +3,7 @@ import { benchDocumentStore } from './document-store.js';
 import { benchEventStore } from './event-store.js';
 import { benchHttp } from './http.js';
 import { benchMedia } from './media.js';
+import { benchRebuild } from './rebuild.js';
 import { benchSessions } from './sessions.js';
 import { benchWebhookLatency, benchWebhooks } from './webhooks.js';
 
@@ -16,6 +17,7 @@ const suites: [string, () => Promise<void>][] = [
   ['media', benchMedia],
   ['webhooks', benchWebhooks],
   ['webhooks latency', benchWebhookLatency],
+  ['rebuild', benchRebuild],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -50,6 +50,14 @@ import { billingRoutes } from './api/routes/billing.js';
 import { instanceStateRoutes } from './api/routes/instances.js';
 import { checkBillingConfig, createBilling } from './billing/index.js';
 import { InstanceStateAt } from './projections/instances/instance-state-at.js';
+import { EventSignInRecorder } from './commands/sign-ins.js';
+import { historyRoutes } from './api/routes/history.js';
+import { HistoryQueries } from './projections/history/history-queries.js';
+import { auditProjections } from './projections/audit.js';
+import { AliasedDocumentStore } from './infra/docstore/aliased-document-store.js';
+import { statsRoutes } from './api/routes/stats.js';
+import { StatsQueries } from './projections/stats/stats-queries.js';
+import { DeliveryOutcomeRecorder } from './commands/delivery-outcomes.js';
 
 export const VERSION = '1.0.0';
 
@@ -76,7 +84,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
   checkBillingConfig(config);
-  const backends = await openBackends(config);
+  const opened = await openBackends(config);
+  // Read models by logical name: a rebuild swaps in fresh collections under the same names.
+  const backends = { ...opened, docs: await AliasedDocumentStore.open(opened.docs) };
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
   const accountQueries = new AccountQueries(backends.docs);
@@ -84,12 +94,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS, generations);
 
   const instanceQueries = new InstanceQueries(backends.docs);
-  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
+  const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
+  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => outcomes.settled(d) }, options.webhooks);
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, billing.dueTimes, ...webhooks.projections],
+    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, billing.dueTimes, ...webhooks.projections, ...auditProjections()],
     logger,
     // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
     { idempotentWrites: config.MONGODB_URL !== undefined },
@@ -111,6 +122,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       new SignInThrottle(clock),
       clock,
       config.SCRYPT_LOG_N,
+      new EventSignInRecorder(backends.events, ids, clock),
     ),
     accountQueries,
     instanceQueries,
@@ -179,6 +191,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
     }),
     ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
+    ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
+    ...statsRoutes(new StatsQueries(backends.docs), clock),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
@@ -211,6 +225,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();
+      await outcomes.flush();
       await Promise.all([mediaSource.close(), mediaDownloader.close()]);
       await projections.stop();
       await backends.close();

@@ -21,11 +21,15 @@ export interface ApiDeps {
   health: { ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }> };
 }
 
-/** Audit metadata for a command caused by an HTTP request. */
+/**
+ * Audit metadata for a command caused by an HTTP request: the request is both the correlation
+ * and the cause. A call made with the token pair is the instance token's, not the account's.
+ */
 export function commandContext(principal: Principal, requestId: string, instanceId?: string): CommandContext {
   const context: CommandContext = {
-    actor: principal.via === 'jwt' || !instanceId ? { kind: 'account', id: principal.accountId } : { kind: 'instance', id: instanceId },
+    actor: principal.via === 'instance_token' && instanceId ? { kind: 'instance_token', id: instanceId } : { kind: 'account', id: principal.accountId },
     correlationId: requestId,
+    causationId: requestId,
     accountId: principal.accountId,
   };
   if (instanceId) context.instanceId = instanceId;

@@ -7,6 +7,7 @@ import type { InstanceDoc } from '../projections/instances/instances-projection.
 import type { ChatAction, MessageRef } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
+import type { CommandContext } from './command-handler.js';
 import { toJid } from './messaging.js';
 import { onNetwork } from './network-call.js';
 import type { ReadYourWrites } from './read-your-writes.js';
@@ -38,13 +39,13 @@ export class ChatActionCommands {
     private readonly clock: Clock,
   ) {}
 
-  async apply(instance: InstanceDoc, phone: string, request: ChatActionRequest, correlationId: string): Promise<void> {
+  async apply(instance: InstanceDoc, phone: string, request: ChatActionRequest, context: CommandContext): Promise<void> {
     const jid = toJid(phone);
     const chat = await this.chats.byJid(instance._id, jid);
     const { action, changes } = this.translate(request, chat);
     await onNetwork(this.manager, instance._id, (c) => c.modifyChat(jid, action));
     if (!changes) return;
-    const position = await this.recorder.record(instance._id, instance.account_id, [{ type: 'ChatUpdated', data: { jid, changes } }], correlationId);
+    const position = await this.recorder.record(instance._id, instance.account_id, [{ type: 'ChatUpdated', data: { jid, changes } }], context);
     await this.rw.settle(position, ['chats']);
   }
 

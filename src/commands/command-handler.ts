@@ -11,16 +11,26 @@ import {
 import type { IdGenerator } from '../infra/ids.js';
 import { KeyedLock } from './keyed-lock.js';
 
-/** Who caused a change: stored with every event for audit. */
+/**
+ * Who caused a change, stored with every event for audit (CONTRACT.md, History): the account
+ * (its JWT), an instance token pair, the messaging network, the gateway itself, or the helpdesk.
+ */
 export type Actor =
   | { kind: 'account'; id: string }
-  | { kind: 'instance'; id: string }
-  | { kind: 'system' }
-  | { kind: 'network'; id: string };
+  | { kind: 'instance_token'; id: string }
+  | { kind: 'network'; id: string }
+  | { kind: 'system'; id?: string }
+  | { kind: 'helpdesk'; id?: string };
+
+export type ActorKind = Actor['kind'];
+
+export const ACTOR_KINDS: readonly ActorKind[] = ['account', 'instance_token', 'network', 'system', 'helpdesk'];
 
 export interface CommandContext {
   actor: Actor;
+  /** The HTTP request id, or the network happening, that started the chain of changes. */
   correlationId: string;
+  /** The event or command that caused this one; the correlation id when it came in directly. */
   causationId?: string;
   accountId?: string;
   instanceId?: string;
@@ -110,14 +120,19 @@ export class CommandHandler {
   }
 
   private toEventData(event: DomainEvent, context: CommandContext): EventData {
-    const metadata: JsonObject = {
-      occurredAt: (context.occurredAt ?? this.clock.now()).toISOString(),
-      correlationId: context.correlationId,
-      actor: context.actor,
-    };
-    if (context.causationId) metadata.causationId = context.causationId;
-    if (context.accountId) metadata.accountId = context.accountId;
-    if (context.instanceId) metadata.instanceId = context.instanceId;
-    return { id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata };
+    return { id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata: auditMetadata(context, context.occurredAt ?? this.clock.now()) };
   }
+}
+
+/** The metadata every append path writes: when, who, and the correlation and causation ids. */
+export function auditMetadata(context: CommandContext, occurredAt: Date): JsonObject {
+  const metadata: JsonObject = {
+    occurredAt: occurredAt.toISOString(),
+    actor: context.actor,
+    correlationId: context.correlationId,
+    causationId: context.causationId ?? context.correlationId,
+  };
+  if (context.accountId) metadata.accountId = context.accountId;
+  if (context.instanceId) metadata.instanceId = context.instanceId;
+  return metadata;
 }

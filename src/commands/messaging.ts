@@ -4,6 +4,7 @@ import type { InstanceDoc } from '../projections/instances/instances-projection.
 import type { ButtonsContent, NetworkConnection } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
+import type { CommandContext } from './command-handler.js';
 import { onNetwork } from './network-call.js';
 
 /** `phone` as clients send it: digits with country code, or a full jid. */
@@ -26,32 +27,32 @@ export class MessagingCommands {
     return Math.floor(this.clock.now().getTime() / 1000);
   }
 
-  async sendText(instance: InstanceDoc, phone: string, text: string, replyTo: string | undefined, correlationId: string) {
+  async sendText(instance: InstanceDoc, phone: string, text: string, replyTo: string | undefined, context: CommandContext) {
     const message = await this.call(instance, (c) => c.sendText(toJid(phone), text, replyTo ? { replyTo } : {}));
-    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], correlationId);
+    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], context);
     return message.id;
   }
 
-  async sendButtons(instance: InstanceDoc, phone: string, content: ButtonsContent, correlationId: string) {
+  async sendButtons(instance: InstanceDoc, phone: string, content: ButtonsContent, context: CommandContext) {
     const { message, fallback } = await this.call(instance, (c) => c.sendButtons(toJid(phone), content));
-    await this.record(instance, [{ type: 'MessageSent', data: fallback ? { message, origin: 'api', fallback } : { message, origin: 'api' } }], correlationId);
+    await this.record(instance, [{ type: 'MessageSent', data: fallback ? { message, origin: 'api', fallback } : { message, origin: 'api' } }], context);
     return { messageId: message.id, fallback };
   }
 
-  async markRead(instance: InstanceDoc, phone: string, messageIds: string[], correlationId: string) {
+  async markRead(instance: InstanceDoc, phone: string, messageIds: string[], context: CommandContext) {
     const chat = toJid(phone);
     await this.call(instance, (c) => c.markRead(chat, messageIds));
     const self = (await this.manager.selfJid(instance._id)) ?? chat;
     await this.record(
       instance,
       [{ type: 'ReceiptReceived', data: { message_ids: messageIds, chat, sender: self, state: 'ReadSelf', timestamp_s: this.nowSeconds() } }],
-      correlationId,
+      context,
     );
   }
 
-  async react(instance: InstanceDoc, phone: string, messageId: string, reaction: string, correlationId: string) {
+  async react(instance: InstanceDoc, phone: string, messageId: string, reaction: string, context: CommandContext) {
     const message = await this.call(instance, (c) => c.react(toJid(phone), messageId, reaction));
-    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], correlationId);
+    await this.record(instance, [{ type: 'MessageSent', data: { message, origin: 'api' } }], context);
     return message.id;
   }
 
@@ -59,7 +60,7 @@ export class MessagingCommands {
     return onNetwork(this.manager, instance._id, op);
   }
 
-  private record(instance: InstanceDoc, events: SessionEvent[], correlationId: string) {
-    return this.recorder.record(instance._id, instance.account_id, events, correlationId);
+  private record(instance: InstanceDoc, events: SessionEvent[], context: CommandContext) {
+    return this.recorder.record(instance._id, instance.account_id, events, context);
   }
 }

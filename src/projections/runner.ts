@@ -4,7 +4,7 @@ import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import { idempotentWrites } from './idempotent-writes.js';
 import type { Projection } from './projection.js';
 
-const CHECKPOINTS = 'checkpoints';
+export const CHECKPOINTS = 'checkpoints';
 const MAX_BATCH = 500;
 const RETRY_MS = 500;
 /** How long a projection that changes nothing may leave its stored checkpoint behind. */

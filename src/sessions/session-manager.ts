@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CommandContext } from '../commands/command-handler.js';
 import { conflict, DomainError } from '../domain/errors.js';
 import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
 import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
@@ -155,7 +156,7 @@ export class SessionManager {
   }
 
   /** Unpairs: unlinks on the network when connected, wipes the credentials, records it. */
-  async logout(instanceId: string, accountId: string): Promise<bigint | null> {
+  async logout(instanceId: string, accountId: string, context?: CommandContext): Promise<bigint | null> {
     const slot = this.slots.get(instanceId);
     const status = await this.o.sessions.status(instanceId);
     const paired = slot?.paired || status?.paired === true;
@@ -170,7 +171,7 @@ export class SessionManager {
     if (!paired) return null;
     // After whatever the retired slot still had on its way to the log.
     await slot?.recording;
-    return this.o.recorder.record(instanceId, accountId, [{ type: 'SessionLoggedOut', data: { by: 'user' } }]);
+    return this.o.recorder.record(instanceId, accountId, [{ type: 'SessionLoggedOut', data: { by: 'user' } }], context);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
 import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
+import type { DeliveryDoc } from './deliveries/documents.js';
 import { RetentionSweeper } from './deliveries/retention.js';
 import { DeliveryLog } from './delivery-log.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
@@ -23,6 +24,8 @@ export interface WebhookDeps {
   logger: Logger;
   config: Config;
   box: SecretBox;
+  /** Told of each delivery once its new state is saved. */
+  onSettled?: (delivery: DeliveryDoc) => void;
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */
@@ -94,6 +97,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     },
     horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
+    ...(deps.onSettled ? { onSettled: deps.onSettled } : {}),
   });
   const reactor = new WebhookReactor(logger, ({ queued, changed }) => {
     // Keys first: a delivery committed after a rotation must not be signed with the old secret.

@@ -21,6 +21,7 @@ describe('send/buttons where the network will not render buttons', () => {
     const answer = await route!.handler({
       instance: { _id: 'I', account_id: 'A' } as InstanceDoc,
       body: { phone: '5511900000001', buttons: [{ id: 'y', text: 'Yes' }] },
+      principal: { accountId: 'A', via: 'jwt' },
       requestId: 'r1',
     } as unknown as RouteInput<never, never, never>);
     expect(answer.body).to.deep.equal({ code: 200, success: true, data: { message_id: 'M1', fallback: 'text: sent as a numbered list' } });

@@ -1,6 +1,7 @@
 import { unauthorized } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { hashPassword, randomToken, sameHash, tokenHash, verifyPassword } from '../../infra/crypto/secrets.js';
+import type { SignInMethod, SignInRecorder } from '../../commands/sign-ins.js';
 import type { AccountQueries } from '../../projections/accounts/account-queries.js';
 import type { AccountDoc } from '../../projections/accounts/accounts-projection.js';
 import type { JwtIssuer } from './jwt.js';
@@ -16,6 +17,8 @@ export class SignIn {
     private readonly throttle: SignInThrottle,
     private readonly clock: Clock,
     private readonly scryptLogN: number,
+    /** The audit trail of sign-ins; called once per answered attempt on a known account. */
+    private readonly recorder?: SignInRecorder,
   ) {}
 
   /** Verifying against this when the e-mail is unknown keeps both answers equally slow. */
@@ -25,27 +28,32 @@ export class SignIn {
 
   async login(email: string, password: string, ip: string) {
     const normalized = email.trim().toLowerCase();
-    return this.attempt({ account: `login:${normalized}`, address: ip }, 'wrong e-mail or password', async () => {
+    return this.attempt({ account: `login:${normalized}`, address: ip }, 'wrong e-mail or password', 'password', async () => {
       const account = await this.accounts.byEmail(normalized);
       const ok = await verifyPassword(password, account?.password_hash ?? (await this.dummy()));
-      return ok ? account : null;
+      return { account, ok };
     });
   }
 
   async token(clientToken: string, clientSecret: string, ip: string) {
-    return this.attempt({ account: `client:${clientToken}`, address: ip }, 'wrong client_token or client_secret', async () => {
+    return this.attempt({ account: `client:${clientToken}`, address: ip }, 'wrong client_token or client_secret', 'client_credentials', async () => {
       const account = await this.accounts.byClientToken(clientToken);
       const ok = sameHash(tokenHash(clientSecret), account?.client_secret_hash ?? tokenHash(''));
-      return ok ? account : null;
+      return { account, ok };
     });
   }
 
-  /** Reserves the attempt's failure before `check` (the expensive part) runs, then settles it. */
-  private async attempt(attempt: Attempt, wrong: string, check: () => Promise<AccountDoc | null>) {
+  /**
+   * Reserves the attempt's failure before `check` (the expensive part) runs, then settles it; an
+   * answered attempt on a known account goes into its audit trail.
+   */
+  private async attempt(attempt: Attempt, wrong: string, method: SignInMethod, check: () => Promise<{ account: AccountDoc | null; ok: boolean }>) {
     this.throttle.begin(attempt);
     let account: AccountDoc | null;
     try {
-      account = await check();
+      const checked = await check();
+      if (checked.account) await this.recorder?.[checked.ok ? 'succeeded' : 'failed'](checked.account._id, method, attempt.address);
+      account = checked.ok ? checked.account : null;
     } catch (err) {
       this.throttle.abandon(attempt);
       throw err;

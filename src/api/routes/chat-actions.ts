@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { ChatActionCommands, ChatActionRequest } from '../../commands/chat-actions.js';
+import { commandContext } from '../deps.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { ArchiveBody, ClearChatBody, DeleteChatBody, MarkUnreadBody, MuteBody, PinBody } from '../schemas/chat-actions.js';
@@ -22,9 +23,9 @@ export function chatActionRoutes(commands: ChatActionCommands): AnyRoute[] {
       body,
       response: { description: 'done; the chat list shows the change', schema: EmptyAnswer },
       errors: [400, 409, 502],
-      handler: async ({ instance, body: input, requestId }) => {
+      handler: async ({ instance, body: input, principal, requestId }) => {
         const { phone, request } = toRequest(input);
-        await commands.apply(instance, phone, request, requestId);
+        await commands.apply(instance, phone, request, commandContext(principal, requestId, instance._id));
         return { body: envelope({}) };
       },
     });

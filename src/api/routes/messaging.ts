@@ -1,4 +1,5 @@
 import type { MessagingCommands } from '../../commands/messaging.js';
+import { commandContext } from '../deps.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
@@ -21,8 +22,8 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       body: SendTextBody,
       response: { description: 'sent', schema: MessageIdAnswer },
       errors: NOT_CONNECTED,
-      handler: async ({ instance, body, requestId }) => ({
-        body: envelope({ message_id: await messaging.sendText(instance, body.phone, body.message, body.reply_to, requestId) }),
+      handler: async ({ instance, body, principal, requestId }) => ({
+        body: envelope({ message_id: await messaging.sendText(instance, body.phone, body.message, body.reply_to, commandContext(principal, requestId, instance._id)) }),
       }),
     }),
     defineRoute({
@@ -37,9 +38,9 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       body: SendButtonsBody,
       response: { description: 'request accepted', schema: ButtonsAnswer },
       errors: NOT_CONNECTED,
-      handler: async ({ instance, body, requestId }) => {
+      handler: async ({ instance, body, principal, requestId }) => {
         const content = { buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
-        const { messageId, fallback } = await messaging.sendButtons(instance, body.phone, content, requestId);
+        const { messageId, fallback } = await messaging.sendButtons(instance, body.phone, content, commandContext(principal, requestId, instance._id));
         // Never a silent downgrade: the answer says what was sent instead, in body and header.
         if (!fallback) return { body: envelope({ message_id: messageId }) };
         return { body: envelope({ message_id: messageId, fallback }), headers: { 'x-fallback': fallback } };
@@ -56,8 +57,8 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       body: MarkReadBody,
       response: { description: 'marked', schema: EmptyAnswer },
       errors: NOT_CONNECTED,
-      handler: async ({ instance, body, requestId }) => {
-        await messaging.markRead(instance, body.phone, body.message_ids, requestId);
+      handler: async ({ instance, body, principal, requestId }) => {
+        await messaging.markRead(instance, body.phone, body.message_ids, commandContext(principal, requestId, instance._id));
         return { body: envelope({}) };
       },
     }),
@@ -73,8 +74,8 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       body: ReactBody,
       response: { description: 'reaction sent', schema: MessageIdAnswer },
       errors: NOT_CONNECTED,
-      handler: async ({ instance, body, requestId }) => ({
-        body: envelope({ message_id: await messaging.react(instance, body.phone, body.message_id, body.reaction, requestId) }),
+      handler: async ({ instance, body, principal, requestId }) => ({
+        body: envelope({ message_id: await messaging.react(instance, body.phone, body.message_id, body.reaction, commandContext(principal, requestId, instance._id)) }),
       }),
     }),
   ];

@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
 import type { ReadYourWrites } from '../../commands/read-your-writes.js';
+import { commandContext } from '../deps.js';
 import type { SessionQueries } from '../../projections/sessions/session-queries.js';
 import type { SessionStatusDoc } from '../../projections/sessions/sessions-projection.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
@@ -83,8 +84,8 @@ export function sessionRoutes({ manager, sessions, rw }: SessionRouteDeps): AnyR
       auth: 'instance',
       params: InstanceIdParams,
       response: { description: 'logged out', schema: ConnectedAnswer },
-      handler: async ({ instance }) => {
-        await rw.settle(await manager.logout(instance._id, instance.account_id), READ_MODELS);
+      handler: async ({ instance, principal, requestId }) => {
+        await rw.settle(await manager.logout(instance._id, instance.account_id, commandContext(principal, requestId, instance._id)), READ_MODELS);
         return { body: envelope({ connected: false }) };
       },
     }),

@@ -18,6 +18,10 @@ export const accountDecider: Decider<AccountState, RotateClientSecret, AccountEv
     switch (event.type) {
       case 'ClientSecretRotated':
         return { secretRotations: state.secretRotations + 1 };
+      // Sign-ins share the stream for the audit trail; they change nothing a decision reads.
+      case 'SignInSucceeded':
+      case 'SignInFailed':
+        return state;
     }
   },
 

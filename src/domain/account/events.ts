@@ -19,7 +19,17 @@ export const ClientSecretRotated = Type.Object({
   client_secret_hash: Type.String(),
 });
 
-export const AccountEventSchemas = { AccountRegistered, ClientSecretRotated } as const;
+const SignInMethod = Type.Union([Type.Literal('password'), Type.Literal('client_credentials')]);
 
+/** Sign-ins are facts for the account's audit trail; `address` is the client's, per TRUST_PROXY. */
+export const SignInSucceeded = Type.Object({ method: SignInMethod, address: Type.String() });
+
+export const SignInFailed = Type.Object({ method: SignInMethod, address: Type.String() });
+
+export const AccountEventSchemas = { AccountRegistered, ClientSecretRotated, SignInSucceeded, SignInFailed } as const;
+
+export type SignInEvent =
+  | { type: 'SignInSucceeded'; data: Static<typeof SignInSucceeded> }
+  | { type: 'SignInFailed'; data: Static<typeof SignInFailed> };
 export type AccountRegistryEvent = { type: 'AccountRegistered'; data: Static<typeof AccountRegistered> };
-export type AccountEvent = { type: 'ClientSecretRotated'; data: Static<typeof ClientSecretRotated> };
+export type AccountEvent = { type: 'ClientSecretRotated'; data: Static<typeof ClientSecretRotated> } | SignInEvent;

@@ -28,6 +28,8 @@ export interface DispatcherOptions {
   horizonMs: number;
   /** How long stop() lets in-flight attempts finish before abandoning them (they stay pending). */
   stopGraceMs: number;
+  /** Told of each delivery once its new state is saved (statistics count the final ones). */
+  onSettled?: (delivery: DeliveryDoc) => void;
 }
 
 /**
@@ -176,6 +178,7 @@ export class Dispatcher {
   /** The outcome is in the log: the delivery is no longer this process's to hold. */
   private settle(stub: Stub, saved: DeliveryDoc | null): void {
     this.known.release(stub);
+    if (saved) this.options.onSettled?.(saved);
     if (saved?.state === 'retrying') this.retries.dueAt(saved.host, saved.due_ms);
     if (!this.retryWhenSettled.delete(stub.id)) return;
     void (async () => {

@@ -1,0 +1,71 @@
+import type { Collection, Document, DocumentStore, WriteOp, WriteOptions } from './port.js';
+
+/** Where each rebuilt read model's collections live: logical name → physical name. */
+export const ALIASES = 'read_model_aliases';
+
+type AliasDoc = { _id: string; physical: string };
+
+/**
+ * Read models by logical name, stored under whatever physical collection the alias names (the
+ * logical name itself until a rebuild swaps one in). Every read and write of the gateway goes
+ * through here, so a swap moves readers and the projection's writes together. Without aliases it
+ * hands collections and batches straight through.
+ */
+export class AliasedDocumentStore implements DocumentStore {
+  private aliases = new Map<string, string>();
+
+  private constructor(readonly inner: DocumentStore) {}
+
+  static async open(inner: DocumentStore): Promise<AliasedDocumentStore> {
+    const store = new AliasedDocumentStore(inner);
+    await store.refresh();
+    return store;
+  }
+
+  /** Rereads the aliases (another process may have swapped one). */
+  async refresh(): Promise<void> {
+    const docs = await this.inner.collection<AliasDoc>(ALIASES).find({});
+    this.aliases = new Map(docs.map((d) => [d._id, d.physical]));
+  }
+
+  physical(name: string): string {
+    return this.aliases.get(name) ?? name;
+  }
+
+  /** The write that points `name` at `physical`: put it in the batch that completes the switch. */
+  aliasOp(name: string, physical: string): WriteOp {
+    return { collection: ALIASES, op: 'replaceOne', filter: { _id: name }, doc: { _id: name, physical }, upsert: true };
+  }
+
+  /** Takes effect here once the batch holding `aliasOp` has committed. */
+  adopt(name: string, physical: string): void {
+    this.aliases.set(name, physical);
+  }
+
+  collection<T extends Document = Document>(name: string): Collection<T> {
+    return this.inner.collection<T>(this.physical(name));
+  }
+
+  batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {
+    if (this.aliases.size === 0) return this.inner.batch(ops, options);
+    return this.inner.batch(
+      ops.map((op) => {
+        const physical = this.aliases.get(op.collection);
+        return physical === undefined ? op : { ...op, collection: physical };
+      }),
+      options,
+    );
+  }
+
+  flush(): Promise<void> {
+    return this.inner.flush();
+  }
+
+  ping(): Promise<boolean> {
+    return this.inner.ping();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

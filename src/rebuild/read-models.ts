@@ -1,0 +1,36 @@
+import { ACCOUNTS, accountsProjection } from '../projections/accounts/accounts-projection.js';
+import { CHATS, chatsProjection } from '../projections/chats/chats-projection.js';
+import { GROUPS, groupsProjection, LID_MAP } from '../projections/groups/groups-projection.js';
+import { HISTORY, historyProjection } from '../projections/history/history-projection.js';
+import { INSTANCES, instancesProjection } from '../projections/instances/instances-projection.js';
+import type { Projection } from '../projections/projection.js';
+import { SESSION_STATUS, sessionsProjection } from '../projections/sessions/sessions-projection.js';
+import { STATS, STATS_SESSIONS, StatsProjection } from '../projections/stats/stats-projection.js';
+
+/**
+ * What can be rebuilt: each read model's projection (named as the runner's checkpoint) and the
+ * collections it alone writes. Reactors with effects outside their collections (the webhook
+ * outbox, which sends) are not here: replaying them would send again.
+ */
+export interface ReadModel {
+  name: string;
+  collections: readonly string[];
+  /** A fresh projection: one that keeps state in memory must not share it with the live one. */
+  projection(): Projection;
+  /**
+   * Folded in memory and written once at the end (see StagedFold): for models whose documents
+   * are few and updated often. History writes one document per event, never updated: it goes
+   * straight to its fresh collection and needs no memory.
+   */
+  staged: boolean;
+}
+
+export const READ_MODELS: readonly ReadModel[] = [
+  { name: 'accounts', staged: true, collections: [ACCOUNTS], projection: () => accountsProjection },
+  { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
+  { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
+  { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
+  { name: 'chats', staged: true, collections: [CHATS], projection: () => chatsProjection },
+  { name: 'history', staged: false, collections: [HISTORY], projection: () => historyProjection },
+  { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
+];
