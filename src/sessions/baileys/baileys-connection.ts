@@ -27,7 +27,11 @@ export interface ConnectionDeps {
   groupCache: BoundedCache;
   /** The account unlinked: caches kept for the instance across reconnects are now stale. */
   onUnlinked?: () => void;
+  /** How long a pairing-code request waits for the network to offer pairing (first QR). */
+  pairingTimeoutMs?: number;
 }
+
+const PAIRING_READY_MS = 20_000;
 
 /**
  * One Baileys socket behind the NetworkConnection port. Every emission of the socket is
@@ -43,10 +47,18 @@ export class BaileysConnection implements NetworkConnection {
   private readonly typing = new ChatStateTracker();
   private readonly refreshing = new Set<string>();
   private readonly lidPairs = new LidPairMemory();
+  /** Settles with the first QR of this socket (see requestPairingCode); rejects on close. */
+  private readonly pairingReady: Promise<void>;
+  private settlePairing!: (error?: Error) => void;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.events = new SerialQueue((error) => deps.logger.error({ err: error }, 'delivering session events failed'));
     this.creds = new SerialQueue((error) => deps.logger.error({ err: error }, 'saving network credentials failed'));
+    this.pairingReady = new Promise<void>((resolve, reject) => {
+      this.settlePairing = (error) => (error ? reject(error) : resolve());
+    });
+    // Nobody may be waiting for it; a rejection nobody awaits must not crash the process.
+    this.pairingReady.catch(() => undefined);
   }
 
   /** Subscribes to the socket. Called once, right after the socket is made. */
@@ -88,7 +100,10 @@ export class BaileysConnection implements NetworkConnection {
   }
 
   private onConnectionUpdate(update: Partial<ConnectionState>): void {
-    if (update.qr) this.deps.handlers.onQr(update.qr);
+    if (update.qr) {
+      this.settlePairing();
+      this.deps.handlers.onQr(update.qr);
+    }
     if (update.connection === 'open') this.onOpen();
     if (update.connection === 'close') this.onClosed(update.lastDisconnect?.error);
   }
@@ -108,6 +123,7 @@ export class BaileysConnection implements NetworkConnection {
   }
 
   private onClosed(error: unknown): void {
+    this.settlePairing(new NotConnectedError('the connection closed before the network offered pairing'));
     this.detach();
     const close = disconnectReasonOf(error);
     if (close.reason === 'logged_out') this.deps.onUnlinked?.();
@@ -133,6 +149,7 @@ export class BaileysConnection implements NetworkConnection {
    */
   private detach(): void {
     if (!this.unsubscribe) return;
+    this.settlePairing(new NotConnectedError('the connection was closed'));
     if (this.deps.sock.ev.isBuffering()) this.deps.sock.ev.flush();
     this.unsubscribe();
     this.unsubscribe = undefined;
@@ -175,10 +192,24 @@ export class BaileysConnection implements NetworkConnection {
     if (!/^\d{7,15}$/.test(digits)) throw new Error('phone must be 7 to 15 digits with country code');
     if (this.state === 'closed') throw new NotConnectedError('the connection is closed');
     if (this.deps.sock.authState.creds.registered) throw new Error('this session is already paired');
-    return this.call(async () => {
-      await this.deps.sock.waitForSocketOpen();
-      return this.deps.sock.requestPairingCode(digits);
+    // Not at websocket open: the Noise handshake is still running then, and requestPairingCode
+    // sets `creds.me`, which turns the handshake's registration into a login the server refuses
+    // (the code never links and the session ends logged out). The server sends the first QR
+    // (pair-device) once it waits for a companion: from then on a code may replace the QR.
+    await this.waitForPairing();
+    return this.call(() => this.deps.sock.requestPairingCode(digits));
+  }
+
+  private async waitForPairing(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the network did not get ready for pairing in time; retry')), this.deps.pairingTimeoutMs ?? PAIRING_READY_MS);
     });
+    try {
+      await Promise.race([this.pairingReady, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async profile(): Promise<ProfileSnapshot> {
