@@ -30,9 +30,16 @@ export interface ConnectionHandlers {
   /** Pairing material changes (QR strings rotate); ephemeral, never stored. */
   onQr(qr: string): void;
   /** The connection ended; the manager decides whether and when to reconnect. */
-  onClose(close: { reason: DisconnectReason; statusCode?: number }): void;
+  onClose(close: NetworkClose): void;
   /** An incoming call offer (the manager rejects it when the instance says so). */
   onCall?(call: { id: string; from: string }): void;
+}
+
+/** Why a connection ended; `message` explains a close the operator must act on. */
+export interface NetworkClose {
+  reason: DisconnectReason;
+  statusCode?: number;
+  message?: string;
 }
 
 export interface ProfileSnapshot {

@@ -1,7 +1,7 @@
 import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { NotConnectedError, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NetworkClose, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
@@ -13,6 +13,7 @@ import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
 import { SerialQueue } from './serial-queue.js';
 import type { BaileysSocket } from './socket.js';
+import { formatWaVersion, type WaVersion } from './version.js';
 import { connectedEvent, disconnectReasonOf, translateBatch, translateMessage, type TranslateContext } from './translator.js';
 
 type Batch = Partial<BaileysEventMap>;
@@ -27,6 +28,8 @@ export interface ConnectionDeps {
   groupCache: BoundedCache;
   /** The account unlinked: caches kept for the instance across reconnects are now stale. */
   onUnlinked?: () => void;
+  /** The client version announced, named when the network refuses it. */
+  version: WaVersion;
   /** How long a pairing-code request waits for the network to offer pairing (first QR). */
   pairingTimeoutMs?: number;
 }
@@ -125,8 +128,11 @@ export class BaileysConnection implements NetworkConnection {
   private onClosed(error: unknown): void {
     this.settlePairing(new NotConnectedError('the connection closed before the network offered pairing'));
     this.detach();
-    const close = disconnectReasonOf(error);
+    const close: NetworkClose = disconnectReasonOf(error);
     if (close.reason === 'logged_out') this.deps.onUnlinked?.();
+    if (close.reason === 'client_outdated') {
+      close.message = `WhatsApp refused client version ${formatWaVersion(this.deps.version)} (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session`;
+    }
     // Baileys emits the close from inside its own end(), so this end() is normally a no-op; it
     // is kept so the socket is certainly closed (timers, websocket) before the manager, hearing
     // of the close, opens the next one.

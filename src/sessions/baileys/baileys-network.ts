@@ -77,6 +77,7 @@ export class BaileysNetwork implements MessagingNetwork {
       handlers,
       logger,
       groupCache: caches.groups,
+      version: this.options.version,
       // Device lists and group metadata of an unlinked account must not serve its successor.
       onUnlinked: () => this.forget(instanceId),
     });

@@ -115,6 +115,8 @@ export function connectedEvent(user: Contact, creds: Pick<AuthenticationCreds, '
   };
 }
 
+const CLIENT_OUTDATED = 405;
+
 const REASONS = new Map<number, DisconnectReason>([
   [Codes.loggedOut, 'logged_out'],
   [Codes.forbidden, 'forbidden'],
@@ -124,6 +126,8 @@ const REASONS = new Map<number, DisconnectReason>([
   [Codes.badSession, 'bad_session'],
   [Codes.unavailableService, 'unavailable'],
   [Codes.restartRequired, 'restart_required'],
+  // Not in Baileys' enum: the server's <failure reason="405"> when it refuses the client version.
+  [CLIENT_OUTDATED, 'client_outdated'],
 ]);
 
 /**

@@ -280,6 +280,19 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(socket(2).config.msgRetryCounterCache).to.not.equal(socket(1).config.msgRetryCounterCache);
   });
 
+  it('reports a refused client version (405) as client_outdated, naming the version and WHATSAPP_VERSION', async () => {
+    await connect();
+    socket(0).close(405, 'Connection Failure');
+    await until('the close', () => closes.length > 0);
+    expect(closes).to.deep.equal([
+      {
+        reason: 'client_outdated',
+        statusCode: 405,
+        message: 'WhatsApp refused client version 2.3000.1027934701 (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session',
+      },
+    ]);
+  });
+
   it('sends buttons as a numbered text and says so, never dropping them', async () => {
     const connection = await connect();
     socket(0).open();
