@@ -41,6 +41,7 @@ import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
+import { contactRoutes } from './api/routes/contacts.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -130,6 +131,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     sessions,
     logger: logger.child({ module: 'sessions' }),
     clock,
+    receiveStatus: config.RECEIVE_STATUS,
   });
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();
@@ -147,6 +149,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       clock,
     }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...contactRoutes(manager),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,

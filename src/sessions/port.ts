@@ -95,7 +95,15 @@ export type ChatAction =
   | { type: 'delete_chat'; last?: MessageRef }
   | { type: 'clear'; last?: MessageRef };
 
+/** Whether a number is on the network, and the jid the network knows it by (variants tried). */
+export type NumberCheck = { exists: true; jid: string } | { exists: false };
+
 export interface NetworkConnection {
+  /**
+   * Looks a phone number (digits with country code) up on the network, a Brazilian mobile with and
+   * without its ninth digit. Sends to a number resolve through it first.
+   */
+  checkNumber(phone: string): Promise<NumberCheck>;
   /** Links by code instead of QR: `phone` is digits with country code. */
   requestPairingCode(phone: string): Promise<string>;
   /** The connected account's profile, fetched fresh. Throws NotConnectedError when not open. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { conflict, DomainError } from '../domain/errors.js';
+import { withoutBroadcasts } from '../domain/session/broadcasts.js';
 import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
@@ -28,6 +29,8 @@ export interface SessionManagerOptions {
   qrTimeoutMs?: number;
   /** How long a restart waits for a paired session to open again before answering. */
   openTimeoutMs?: number;
+  /** Deliver status posts and newsletters (RECEIVE_STATUS); default: dropped before the log. */
+  receiveStatus?: boolean;
   /** Whether another node took a replaced (440) session over; unset: one node, a 440 is a stop. */
   handover?: SessionHandover;
 }
@@ -362,9 +365,11 @@ export class SessionManager {
     await this.halt(slot);
   }
 
-  private async onEvents(slot: Slot, generation: number, events: SessionEvent[]): Promise<void> {
+  private async onEvents(slot: Slot, generation: number, reported: SessionEvent[]): Promise<void> {
     // A socket we ended (restart, logout, stop) may still flush; its news no longer describes us.
     if (generation !== slot.generation) return;
+    const events = this.o.receiveStatus ? reported : withoutBroadcasts(reported);
+    if (events.length === 0) return;
     for (const event of events) {
       if (event.type === 'SessionConnected') {
         slot.open = true;

@@ -25,6 +25,7 @@ class FakeSocket {
     const refuse = () => Promise.reject(new Error('not in this fake'));
     return {
       requestPairingCode: refuse,
+      checkNumber: refuse,
       profile: refuse,
       sendText: refuse,
       sendButtons: refuse,

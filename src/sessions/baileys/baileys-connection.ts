@@ -1,7 +1,7 @@
 import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { NotConnectedError, type NetworkClose, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NetworkClose, type NumberCheck, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
@@ -9,6 +9,7 @@ import { chatModification } from './chat-modify.js';
 import { groupsUpsertEvents } from './group-translator.js';
 import { isGroupJid, normalizeJid, toJid } from './jid.js';
 import { LidPairMemory } from './lid-pairs.js';
+import type { NumberDirectory } from './number-directory.js';
 import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
 import { SerialQueue } from './serial-queue.js';
@@ -28,6 +29,8 @@ export interface ConnectionDeps {
   groupCache: BoundedCache;
   /** The account unlinked: caches kept for the instance across reconnects are now stale. */
   onUnlinked?: () => void;
+  /** Which numbers are on the network (cached per instance). */
+  numbers: NumberDirectory;
   /** The client version announced, named when the network refuses it. */
   version: WaVersion;
   /** How long a pairing-code request waits for the network to offer pairing (first QR). */
@@ -226,14 +229,22 @@ export class BaileysConnection implements NetworkConnection {
     return profile.snapshot;
   }
 
+  async checkNumber(phone: string): Promise<NumberCheck> {
+    this.ensureOpen();
+    return this.call(() => this.deps.numbers.check(phone));
+  }
+
   async sendText(to: string, text: string, options: SendOptions = {}): Promise<NetworkMessage> {
-    const jid = toJid(to);
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
     const content: AnyMessageContent = options.replyTo ? { text, contextInfo: quoteOf(jid, options.replyTo) } : { text };
     return this.send(jid, content);
   }
 
   async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
-    const message = await this.send(toJid(to), { text: buttonsAsText(content) });
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
+    const message = await this.send(jid, { text: buttonsAsText(content) });
     return { message, fallback: BUTTONS_FALLBACK };
   }
 

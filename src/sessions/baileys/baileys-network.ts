@@ -4,6 +4,7 @@ import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../por
 import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
+import { NumberDirectory } from './number-directory.js';
 import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
 
@@ -30,6 +31,8 @@ interface InstanceCaches {
   callOffer: BoundedCache;
   placeholderResend: BoundedCache;
   groups: BoundedCache;
+  /** onWhatsApp answers, so only the first send to a number asks the network. */
+  numbers: BoundedCache;
 }
 
 const MINUTE = 60_000;
@@ -78,6 +81,7 @@ export class BaileysNetwork implements MessagingNetwork {
       logger,
       groupCache: caches.groups,
       version: this.options.version,
+      numbers: new NumberDirectory((...jids) => sock.onWhatsApp(...jids), caches.numbers),
       // Device lists and group metadata of an unlinked account must not serve its successor.
       onUnlinked: () => this.forget(instanceId),
     });
@@ -101,6 +105,8 @@ export class BaileysNetwork implements MessagingNetwork {
         callOffer: new BoundedCache({ max: 100, ttlMs: 5 * MINUTE }),
         placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * MINUTE }),
         groups: new BoundedCache({ max: 500, ttlMs: 5 * MINUTE }),
+        // An hour: numbers rarely join or leave, and a number registered meanwhile is seen within it.
+        numbers: new BoundedCache({ max: 10_000, ttlMs: 60 * MINUTE }),
       };
       this.caches.set(instanceId, caches);
     }

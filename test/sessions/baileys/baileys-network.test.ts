@@ -13,6 +13,7 @@ import {
 import { expect } from 'chai';
 import { pino } from 'pino';
 import type { DisconnectReason as OurReason, SessionEvent } from '../../../src/domain/session/events.js';
+import { DomainError } from '../../../src/domain/errors.js';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import { BoundedCache } from '../../../src/sessions/baileys/bounded-cache.js';
 import { BUTTONS_FALLBACK } from '../../../src/sessions/baileys/buttons-fallback.js';
@@ -102,6 +103,13 @@ class FakeSocket implements BaileysSocket {
   readonly profilePictureUrl = async () => undefined;
   readonly getBusinessProfile = async () => undefined;
   readonly waitForSocketOpen = async (): Promise<void> => undefined;
+  /** The network's directory: Alice, and a Brazilian mobile registered without its ninth digit. */
+  readonly lookups: string[][] = [];
+  readonly onWhatsApp = async (...jids: string[]): Promise<{ jid: string; exists: boolean }[]> => {
+    this.lookups.push(jids);
+    const known = [ALICE_PN, '552187654321@s.whatsapp.net'];
+    return jids.filter((j) => known.includes(j)).map((jid) => ({ jid, exists: true }));
+  };
   readonly requestPairingCode = async (): Promise<string> => 'ABCD1234';
   readonly readMessages = async (keys: WAMessageKey[]): Promise<void> => {
     this.log.push(`${this.name}.read ${keys.map((k) => k.id).join(',')}`);
@@ -307,6 +315,29 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(socket(0).sent).to.deep.equal([{ jid: ALICE_PN, content: { text: 'Pick one\n\n1. Yes\n2. No\n\n_shop_' } }]);
     expect(fallback).to.equal(BUTTONS_FALLBACK);
     expect(message).to.include({ id: 'SENT1', chat: ALICE_PN, from_me: true, type: 'text', text: 'Pick one\n\n1. Yes\n2. No\n\n_shop_' });
+  });
+
+  it('checks a number on the network before the first send to it, trying the Brazilian ninth digit, and caches the answer', async () => {
+    const connection = await connect();
+    socket(0).open();
+    const error = await connection.sendText('5511977776666', 'hello').then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(DomainError);
+    expect(error).to.include({ type: 'invalid_input' });
+    expect((error as Error).message).to.match(/not on WhatsApp/);
+    expect(socket(0).sent).to.deep.equal([]);
+
+    // Written with the ninth digit, known to the network without it.
+    const sent = await connection.sendText('5521987654321', 'oi');
+    expect(socket(0).sent.map((s) => s.jid)).to.deep.equal(['552187654321@s.whatsapp.net']);
+    expect(sent.chat).to.equal('552187654321@s.whatsapp.net');
+    expect(socket(0).lookups.at(-1)).to.deep.equal(['5521987654321@s.whatsapp.net', '552187654321@s.whatsapp.net']);
+    const asked = socket(0).lookups.length;
+    await connection.sendText('5521987654321@s.whatsapp.net', 'again');
+    expect(socket(0).lookups.length, 'the second send asks nobody').to.equal(asked);
+    expect(await connection.checkNumber('552187654321')).to.deep.equal({ exists: true, jid: '552187654321@s.whatsapp.net' });
+    // Groups are not numbers.
+    await connection.sendText(GROUP, 'team');
+    expect(socket(0).sent.at(-1)!.jid).to.equal(GROUP);
   });
 
   it('refuses to send before the connection is open', async () => {
