@@ -91,7 +91,8 @@ export const NetworkMessage = Type.Object({
   /** A deletion for everyone: the deleted message. */
   revoke: Type.Optional(Type.Object({ message_id: Str, from_me: Type.Optional(Type.Boolean()), participant: OptStr })),
   media: Type.Optional(Media),
-  reaction: Type.Optional(Type.Object({ message_id: Str, text: Str })),
+  /** `participant`: the author of the reacted message (groups); `from_me`: it was ours. */
+  reaction: Type.Optional(Type.Object({ message_id: Str, text: Str, from_me: Type.Optional(Type.Boolean()), participant: OptStr })),
   buttons: Type.Optional(
     Type.Object({ footer: OptStr, items: Type.Array(Type.Object({ id: Str, text: Str })) }),
   ),

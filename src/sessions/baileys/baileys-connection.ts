@@ -167,7 +167,8 @@ export class BaileysConnection implements NetworkConnection {
 
   private context(): TranslateContext {
     const user = this.deps.sock.user ?? this.deps.sock.authState.creds.me;
-    return user ? { me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) } } : {};
+    const pnOf = this.lidPairs.pnOf;
+    return user ? { me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) }, pnOf } : { pnOf };
   }
 
   /** Partial group changes and role changes need the whole group: fetch it, then upsert it. */

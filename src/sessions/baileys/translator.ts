@@ -41,15 +41,15 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
   const refresh = (jids: string[]) => jids.forEach((j) => refreshGroups.includes(j) || refreshGroups.push(j));
 
   if (batch['messaging-history.set']) events.push(...historyEvents(batch['messaging-history.set'], ctx));
-  if (batch['chats.upsert']) events.push(...chatsUpsertEvents(batch['chats.upsert']));
+  if (batch['chats.upsert']) events.push(...chatsUpsertEvents(batch['chats.upsert'], ctx));
   if (batch['groups.upsert']) events.push(...groupsUpsertEvents(batch['groups.upsert']));
   if (batch['groups.update']) {
     const { events: upserts, incomplete } = groupsUpdateEvents(batch['groups.update']);
     events.push(...upserts);
     refresh(incomplete);
   }
-  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update'], liveUnreadIncrements(batch['messages.upsert'])));
-  if (batch['chats.delete']) events.push(...chatsDeleteEvents(batch['chats.delete']));
+  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update'], liveUnreadIncrements(batch['messages.upsert'], ctx), ctx));
+  if (batch['chats.delete']) events.push(...chatsDeleteEvents(batch['chats.delete'], ctx));
   if (batch['lid-mapping.update']) events.push(...lidMappingEvents(batch['lid-mapping.update']));
   if (batch['messages.upsert']) events.push(...messagesUpsertEvents(batch['messages.upsert'], ctx));
   if (batch['messages.update']) events.push(...messageUpdateReceipts(batch['messages.update'], ctx));

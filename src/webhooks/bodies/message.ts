@@ -36,7 +36,16 @@ function contextOf(m: NetworkMessage): ContextInfo | undefined {
 function content(m: NetworkMessage): MessageContent {
   const contextInfo = contextOf(m);
   if (m.media) return mediaContent(m.media, contextInfo);
-  if (m.reaction) return { reactionMessage: { key: { ID: m.reaction.message_id, remoteJID: m.chat }, text: m.reaction.text } };
+  if (m.reaction) {
+    const r = m.reaction;
+    const key = {
+      ID: r.message_id,
+      remoteJID: m.chat,
+      ...(r.from_me !== undefined ? { fromMe: r.from_me } : {}),
+      ...(r.participant !== undefined ? { participant: r.participant } : {}),
+    };
+    return { reactionMessage: { key, text: r.text } };
+  }
   if (m.edit) {
     return { protocolMessage: { type: 'MESSAGE_EDIT', key: { ID: m.edit.message_id, remoteJID: m.chat }, editedMessage: { conversation: m.text ?? '' } } };
   }

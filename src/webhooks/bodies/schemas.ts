@@ -92,7 +92,12 @@ export const MessageContent = Type.Object(
     protocolMessage: Type.Optional(ProtocolMessage),
     reactionMessage: Type.Optional(
       Type.Object({
-        key: Type.Object({ ID: Type.String({ description: 'the message reacted to' }), remoteJID: Jid }),
+        key: Type.Object({
+          ID: Type.String({ description: 'the message reacted to' }),
+          remoteJID: Jid,
+          fromMe: Type.Optional(Type.Boolean()),
+          participant: Type.Optional(Type.String({ description: 'author of the message reacted to (groups)' })),
+        }),
         text: Type.String({ description: 'the emoji; empty when the reaction was removed' }),
       }),
     ),
