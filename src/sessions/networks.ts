@@ -40,7 +40,12 @@ export async function chooseNetwork(
   const { DEFAULT_CONNECTION_CONFIG } = await import('@whiskeysockets/baileys');
   const version = config.WHATSAPP_VERSION ? parseWaVersion(config.WHATSAPP_VERSION) : DEFAULT_CONNECTION_CONFIG.version;
   return {
-    network: new BaileysNetwork({ version, logger: deps.logger.child({ module: 'baileys' }) }),
+    network: new BaileysNetwork({
+      version,
+      logger: deps.logger.child({ module: 'baileys' }),
+      historySyncDays: config.HISTORY_SYNC_DAYS,
+      receiveStatus: config.RECEIVE_STATUS,
+    }),
     routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
   };

@@ -31,6 +31,8 @@ export interface ConnectionDeps {
   onUnlinked?: () => void;
   /** Which numbers are on the network (cached per instance). */
   numbers: NumberDirectory;
+  /** Days of history kept from the phone's sync (older synced messages are dropped). */
+  historySyncDays?: number;
   /** The client version announced, named when the network refuses it. */
   version: WaVersion;
   /** How long a pairing-code request waits for the network to offer pairing (first QR). */
@@ -168,7 +170,9 @@ export class BaileysConnection implements NetworkConnection {
   private context(): TranslateContext {
     const user = this.deps.sock.user ?? this.deps.sock.authState.creds.me;
     const pnOf = this.lidPairs.pnOf;
-    return user ? { me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) }, pnOf } : { pnOf };
+    const days = this.deps.historySyncDays;
+    const base: TranslateContext = days === undefined ? { pnOf } : { pnOf, historySinceS: Math.floor(Date.now() / 1000) - days * 86_400 };
+    return user ? { ...base, me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) } } : base;
   }
 
   /** Partial group changes and role changes need the whole group: fetch it, then upsert it. */

@@ -1,4 +1,5 @@
-import { Browsers, makeWASocket, type GroupMetadata } from '@whiskeysockets/baileys';
+import { Browsers, makeWASocket, proto, type GroupMetadata } from '@whiskeysockets/baileys';
+import { isBroadcastChat } from '../../domain/session/broadcasts.js';
 import type { Logger } from 'pino';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { baileysAuthState } from './auth-state.js';
@@ -14,6 +15,10 @@ export interface BaileysNetworkOptions {
   logger: Logger;
   /** Shown on the phone under "Linked devices"; default "Chrome" (on Mac OS, Baileys' default). */
   browserName?: string;
+  /** Days of message history kept from the phone's sync at pairing (HISTORY_SYNC_DAYS); 0 asks for none. */
+  historySyncDays?: number;
+  /** Deliver status posts and newsletters (RECEIVE_STATUS); otherwise Baileys does not even decrypt them. */
+  receiveStatus?: boolean;
   /** Replaces Baileys' makeWASocket, for tests of the wiring; production leaves it unset. */
   makeSocket?: SocketFactory;
 }
@@ -36,6 +41,7 @@ interface InstanceCaches {
 }
 
 const MINUTE = 60_000;
+const DEFAULT_HISTORY_DAYS = 7;
 
 /**
  * The real network. Each connect() makes one Baileys socket for one instance; the session
@@ -54,6 +60,7 @@ export class BaileysNetwork implements MessagingNetwork {
     const auth = await baileysAuthState(store, { logger });
     const caches = this.cachesOf(instanceId);
     const make = this.options.makeSocket ?? makeWASocket;
+    const historyDays = this.options.historySyncDays ?? DEFAULT_HISTORY_DAYS;
     const sock = make({
       auth: auth.state,
       version: this.options.version,
@@ -64,6 +71,13 @@ export class BaileysNetwork implements MessagingNetwork {
       // Our API sends are recorded from sendMessage's result (MessageSent origin 'api'); Baileys'
       // echo of them as an 'append' upsert would store them a second time as 'device'.
       emitOwnEvents: false,
+      // Chosen on purpose: a full sync makes the phone upload years of history, which the gateway
+      // would then drop; the recent sync brings the chats and recent messages, trimmed to
+      // HISTORY_SYNC_DAYS by the connection (the registration payload has no days setting in rc14).
+      syncFullHistory: false,
+      shouldSyncHistoryMessage: ({ syncType }) => historyDays > 0 && syncType !== proto.HistorySync.HistorySyncType.FULL,
+      // Status posts and channels are not conversations (CONTRACT.md); ignored jids are acked unread.
+      ...(this.options.receiveStatus ? {} : { shouldIgnoreJid: (jid: string) => isBroadcastChat(jid) }),
       // We keep no message store. Baileys answers retry requests for messages it sent recently
       // from its own bounded cache (enableRecentMessageCache, on by default); older ones cannot
       // be re-sent by any gateway that does not keep contents, so this says "not found".
@@ -81,6 +95,7 @@ export class BaileysNetwork implements MessagingNetwork {
       logger,
       groupCache: caches.groups,
       version: this.options.version,
+      historySyncDays: historyDays,
       numbers: new NumberDirectory((...jids) => sock.onWhatsApp(...jids), caches.numbers),
       // Device lists and group metadata of an unlinked account must not serve its successor.
       onUnlinked: () => this.forget(instanceId),

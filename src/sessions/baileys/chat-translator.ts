@@ -160,9 +160,10 @@ export function historyEvents(set: BaileysEventMap['messaging-history.set'], out
   const known = new Map(pairs.map((p) => [p.lid, p.pn]));
   const ctx: TranslateContext = { ...outer, pnOf: (lid) => known.get(lid) ?? outer.pnOf?.(lid) };
   const chats = set.chats.map((c) => chatInfoOf(c, ctx)).filter((c): c is ChatInfo => !!c);
+  const since = outer.historySinceS ?? 0;
   const messages = set.messages
     .map((m) => translateMessage(m, ctx))
-    .filter((m): m is NonNullable<typeof m> => !!m);
+    .filter((m): m is NonNullable<typeof m> => !!m && m.timestamp_s >= since);
   const header = compact({
     sync_type: syncTypeName(set.syncType),
     progress: set.progress === null || set.progress === undefined ? undefined : clampPercent(set.progress),

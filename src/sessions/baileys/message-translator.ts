@@ -14,6 +14,8 @@ import { base64, identityOf, isGroupJid, isLid, isPhoneJid, normalizeJid, toInt,
 export interface TranslateContext {
   /** The connected account: sender of our own messages and of ReadSelf receipts. */
   me?: { jid: string; lid?: string };
+  /** Synced history older than this (unix seconds) is not kept (HISTORY_SYNC_DAYS). */
+  historySinceS?: number;
   /** The phone jid of a LID, when the network told this connection the pair before. */
   pnOf?: (lid: string) => string | undefined;
 }

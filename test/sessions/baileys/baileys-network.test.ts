@@ -1,6 +1,7 @@
 import { Boom } from '@hapi/boom';
 import {
   DisconnectReason,
+  proto,
   initAuthCreds,
   type AnyMessageContent,
   type BaileysEventMap,
@@ -201,6 +202,56 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(config.version).to.deep.equal([2, 3000, 1_027_934_701]);
     expect(config.emitOwnEvents).to.equal(false);
     expect(config.markOnlineOnConnect).to.equal(false);
+  });
+
+  it('asks for the recent history only (never a full sync), and drops status posts and channels unless asked', async () => {
+    await connect();
+    const { config } = socket(0);
+    expect(config.syncFullHistory).to.equal(false);
+    const Sync = proto.HistorySync.HistorySyncType;
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.RECENT })).to.equal(true);
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.INITIAL_BOOTSTRAP })).to.equal(true);
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.FULL })).to.equal(false);
+    expect(config.shouldIgnoreJid?.('status@broadcast')).to.equal(true);
+    expect(config.shouldIgnoreJid?.('120363000000000777@newsletter')).to.equal(true);
+    expect(config.shouldIgnoreJid?.(ALICE_PN)).to.equal(false);
+
+    let other: UserFacingSocketConfig | undefined;
+    const none = new BaileysNetwork({
+      version: [2, 3000, 1],
+      logger: pino({ level: 'silent' }),
+      historySyncDays: 0,
+      receiveStatus: true,
+      makeSocket: (c) => ((other = c), new FakeSocket('x', log, c)),
+    });
+    await none.connect({ instanceId: 'I9', accountId: 'A1', auth, handlers });
+    // HISTORY_SYNC_DAYS=0: no history at all; RECEIVE_STATUS=true: nothing ignored.
+    expect(other?.shouldSyncHistoryMessage?.({ syncType: Sync.RECENT })).to.equal(false);
+    expect(other?.shouldIgnoreJid).to.equal(undefined);
+  });
+
+  it('keeps HISTORY_SYNC_DAYS of the synced messages, and every synced chat', async () => {
+    network = new BaileysNetwork({
+      version: [2, 3000, 1_027_934_701],
+      logger: pino({ level: 'silent' }),
+      historySyncDays: 2,
+      makeSocket: (config) => {
+        const sock = new FakeSocket(`sock${sockets.length + 1}`, log, config);
+        sockets.push(sock);
+        return sock;
+      },
+    });
+    await connect();
+    socket(0).open();
+    const now = Math.floor(Date.now() / 1000);
+    const at = (id: string, ageDays: number): WAMessage => ({ key: { remoteJid: ALICE_PN, fromMe: false, id }, message: { conversation: id }, messageTimestamp: now - ageDays * 86_400 });
+    socket(0).emit({
+      'messaging-history.set': { chats: [{ id: ALICE_PN, conversationTimestamp: now }], contacts: [], messages: [at('OLD', 5), at('NEW', 1)], syncType: proto.HistorySync.HistorySyncType.RECENT },
+    });
+    await until('the history', () => events.some((e) => e.type === 'HistorySyncReceived'));
+    const history = events.find((e) => e.type === 'HistorySyncReceived');
+    expect(history?.type === 'HistorySyncReceived' && history.data.messages.map((m) => m.id)).to.deep.equal(['NEW']);
+    expect(history?.type === 'HistorySyncReceived' && history.data.chats.map((c) => c.jid)).to.deep.equal([ALICE_PN]);
   });
 
   it('passes bounded caches for every cache option Baileys would otherwise make per socket', async () => {
