@@ -45,6 +45,7 @@ export async function chooseNetwork(
       logger: deps.logger.child({ module: 'baileys' }),
       historySyncDays: config.HISTORY_SYNC_DAYS,
       receiveStatus: config.RECEIVE_STATUS,
+      presence: config.SESSION_PRESENCE,
     }),
     routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),

@@ -31,6 +31,14 @@ export interface ConnectionDeps {
   onUnlinked?: () => void;
   /** Which numbers are on the network (cached per instance). */
   numbers: NumberDirectory;
+  /**
+   * What the account announces on open (SESSION_PRESENCE): `available` makes the network send the
+   * watched contacts' presence (it sends none to an account that is offline), at the price of the
+   * phone's own notifications; `unavailable` (default) keeps the phone notified.
+   */
+  presence?: 'available' | 'unavailable';
+  /** How long a chat action waits for the phone's app-state keys after pairing. */
+  appStateKeyWaitMs?: number;
   /** Days of history kept from the phone's sync (older synced messages are dropped). */
   historySyncDays?: number;
   /** The client version announced, named when the network refuses it. */
@@ -40,6 +48,16 @@ export interface ConnectionDeps {
 }
 
 const PAIRING_READY_MS = 20_000;
+const APP_STATE_KEY_WAIT_MS = 15_000;
+const MAX_WATCHED = 1000;
+
+/** Baileys' refusals while the app-state sync key is missing (chats.js, chat-utils.js in rc14). */
+function isMissingAppStateKey(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const data = (error as { data?: unknown }).data;
+  const flagged = typeof data === 'object' && data !== null && (data as { isMissingKey?: unknown }).isMissingKey === true;
+  return flagged || /app ?state key/i.test(error.message);
+}
 
 /**
  * One Baileys socket behind the NetworkConnection port. Every emission of the socket is
@@ -58,6 +76,12 @@ export class BaileysConnection implements NetworkConnection {
   /** Settles with the first QR of this socket (see requestPairingCode); rejects on close. */
   private readonly pairingReady: Promise<void>;
   private settlePairing!: (error?: Error) => void;
+  /** People whose presence this socket subscribed to (bounded): those the integrator talks with. */
+  private readonly watched = new Set<string>();
+  /** Waiters for the app-state sync key the phone shares after pairing. */
+  private appStateKeyWaiters: (() => void)[] = [];
+  /** Counts key arrivals, so a key that arrives while a refused action is on its way back is not missed. */
+  private appStateKeyArrivals = 0;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.events = new SerialQueue((error) => deps.logger.error({ err: error }, 'delivering session events failed'));
@@ -79,11 +103,15 @@ export class BaileysConnection implements NetworkConnection {
   private onBatch(batch: Batch): void {
     if (!this.unsubscribe) return;
     // Baileys has already merged the update into its creds object; we persist a snapshot.
-    if (batch['creds.update']) this.creds.push(() => this.deps.auth.saveCreds());
+    if (batch['creds.update']) {
+      this.creds.push(() => this.deps.auth.saveCreds());
+      if (batch['creds.update'].myAppStateKeyId) this.appStateKeysArrived();
+    }
     this.rememberGroups(batch);
     try {
       const { events, refreshGroups } = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
       this.typing.observe(events);
+      this.watchSenders(events);
       this.deliver(this.lidPairs.filter(events));
       for (const jid of refreshGroups) this.refreshGroup(jid);
     } catch (error) {
@@ -120,6 +148,9 @@ export class BaileysConnection implements NetworkConnection {
     this.state = 'open';
     const { sock } = this.deps;
     if (sock.user) this.deliver([connectedEvent(sock.user, sock.authState.creds)]);
+    if (this.deps.presence === 'available') {
+      sock.sendPresenceUpdate('available').catch((error: unknown) => this.deps.logger.warn({ err: error }, 'announcing presence failed'));
+    }
     // The groups list is fetched on every open: its answer arrives as a complete `groups.update`
     // (translated like any other) and also covers changes missed while disconnected.
     sock.groupFetchAllParticipating().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'fetching groups failed'));
@@ -161,10 +192,11 @@ export class BaileysConnection implements NetworkConnection {
   private detach(): void {
     if (!this.unsubscribe) return;
     this.settlePairing(new NotConnectedError('the connection was closed'));
+    // Closed before the flush: what the flush releases is stored, but nothing new is started for it.
+    this.state = 'closed';
     if (this.deps.sock.ev.isBuffering()) this.deps.sock.ev.flush();
     this.unsubscribe();
     this.unsubscribe = undefined;
-    this.state = 'closed';
   }
 
   private context(): TranslateContext {
@@ -197,6 +229,49 @@ export class BaileysConnection implements NetworkConnection {
     for (const meta of complete) this.deps.groupCache.set(meta.id, meta);
     const changed = batch['group-participants.update']?.id;
     if (changed) this.deps.groupCache.del(changed);
+  }
+
+  /**
+   * Subscribes to the presence of the people the integrator is talking with (live 1:1 messages
+   * either way), once per socket: the network sends Presence and ChatPresence only for subscribed
+   * contacts. Bounded, so a busy account does not subscribe to everyone it ever heard from.
+   */
+  private watchSenders(events: SessionEvent[]): void {
+    for (const event of events) {
+      if (event.type !== 'MessageReceived' || event.data.upsert !== 'notify' || event.data.message.is_group) continue;
+      this.watch(event.data.message.chat);
+    }
+  }
+
+  private watch(jid: string): void {
+    if (isGroupJid(jid) || this.watched.has(jid) || this.watched.size >= MAX_WATCHED || this.state !== 'open') return;
+    this.watched.add(jid);
+    this.deps.sock.presenceSubscribe(jid).catch((error: unknown) => {
+      this.watched.delete(jid);
+      this.deps.logger.debug({ err: error, jid }, 'presence subscription failed');
+    });
+  }
+
+  private appStateKeysArrived(): void {
+    this.appStateKeyArrivals++;
+    const waiters = this.appStateKeyWaiters;
+    this.appStateKeyWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when the phone's app-state key arrives; rejects after the wait, saying what to do. */
+  private appStateKeys(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.appStateKeyWaiters = this.appStateKeyWaiters.filter((w) => w !== done);
+        reject(new Error('the phone has not shared its chat-sync keys yet (right after pairing it takes a moment); retry shortly'));
+      }, this.deps.appStateKeyWaitMs ?? APP_STATE_KEY_WAIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.appStateKeyWaiters.push(done);
+    });
   }
 
   // ---- outbound ------------------------------------------------------------------------------
@@ -266,10 +341,22 @@ export class BaileysConnection implements NetworkConnection {
     await this.call(() => this.deps.sock.readMessages(keys));
   }
 
+  /**
+   * Right after pairing the phone has not shared its app-state keys yet, and Baileys refuses chat
+   * actions until it has: such a refusal waits (bounded) for the keys and is tried once more.
+   */
   async modifyChat(chat: string, action: ChatAction): Promise<void> {
     this.ensureOpen();
     const jid = toJid(chat);
-    await this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+    const modify = () => this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+    const arrivals = this.appStateKeyArrivals;
+    try {
+      await modify();
+    } catch (error) {
+      if (!isMissingAppStateKey(error)) throw error;
+      if (this.appStateKeyArrivals === arrivals) await this.appStateKeys();
+      await modify();
+    }
   }
 
   async groupInviteCode(group: string): Promise<string> {
@@ -312,6 +399,7 @@ export class BaileysConnection implements NetworkConnection {
 
   private async send(jid: string, content: AnyMessageContent): Promise<NetworkMessage> {
     this.ensureOpen();
+    this.watch(jid);
     const sent = await this.call(() => this.deps.sock.sendMessage(jid, content));
     return this.sentMessage(sent);
   }

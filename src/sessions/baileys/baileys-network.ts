@@ -19,6 +19,10 @@ export interface BaileysNetworkOptions {
   historySyncDays?: number;
   /** Deliver status posts and newsletters (RECEIVE_STATUS); otherwise Baileys does not even decrypt them. */
   receiveStatus?: boolean;
+  /** What the account announces on open (SESSION_PRESENCE; see BaileysConnection). */
+  presence?: 'available' | 'unavailable';
+  /** How long a chat action waits for the phone's app-state keys after pairing. */
+  appStateKeyWaitMs?: number;
   /** Replaces Baileys' makeWASocket, for tests of the wiring; production leaves it unset. */
   makeSocket?: SocketFactory;
 }
@@ -96,6 +100,8 @@ export class BaileysNetwork implements MessagingNetwork {
       groupCache: caches.groups,
       version: this.options.version,
       historySyncDays: historyDays,
+      ...(this.options.presence ? { presence: this.options.presence } : {}),
+      ...(this.options.appStateKeyWaitMs !== undefined ? { appStateKeyWaitMs: this.options.appStateKeyWaitMs } : {}),
       numbers: new NumberDirectory((...jids) => sock.onWhatsApp(...jids), caches.numbers),
       // Device lists and group metadata of an unlinked account must not serve its successor.
       onUnlinked: () => this.forget(instanceId),

@@ -23,6 +23,8 @@ export type BaileysSocket = Pick<
   | 'profilePictureUrl'
   | 'getBusinessProfile'
   | 'onWhatsApp'
+  | 'presenceSubscribe'
+  | 'sendPresenceUpdate'
 > & {
   /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;

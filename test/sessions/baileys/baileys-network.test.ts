@@ -115,7 +115,19 @@ class FakeSocket implements BaileysSocket {
   readonly readMessages = async (keys: WAMessageKey[]): Promise<void> => {
     this.log.push(`${this.name}.read ${keys.map((k) => k.id).join(',')}`);
   };
-  readonly chatModify = async (): Promise<void> => undefined;
+  /** Refusals queued for the next chat actions, as Baileys refuses before the app-state key exists. */
+  readonly chatModifyRefusals: Error[] = [];
+  readonly chatModify = async (): Promise<void> => {
+    this.log.push(`${this.name}.chatModify`);
+    const refusal = this.chatModifyRefusals.shift();
+    if (refusal) throw refusal;
+  };
+  readonly presenceSubscribe = async (jid: string): Promise<void> => {
+    this.log.push(`${this.name}.presenceSubscribe ${jid}`);
+  };
+  readonly sendPresenceUpdate = async (type: string): Promise<void> => {
+    this.log.push(`${this.name}.presence ${type}`);
+  };
   readonly rejectCall = async (): Promise<void> => undefined;
 }
 
@@ -389,6 +401,49 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     // Groups are not numbers.
     await connection.sendText(GROUP, 'team');
     expect(socket(0).sent.at(-1)!.jid).to.equal(GROUP);
+  });
+
+  it('subscribes once to the presence of the people it talks with, and announces itself only as configured', async () => {
+    const connection = await connect();
+    socket(0).open();
+    socket(0).emit({
+      'messages.upsert': {
+        type: 'notify',
+        messages: [
+          { key: { remoteJid: ALICE_PN, fromMe: false, id: 'P1' }, message: { conversation: 'a' }, messageTimestamp: T0 },
+          { key: { remoteJid: ALICE_PN, fromMe: false, id: 'P2' }, message: { conversation: 'b' }, messageTimestamp: T0 },
+          { key: { remoteJid: GROUP, participant: ALICE_PN, fromMe: false, id: 'P3' }, message: { conversation: 'c' }, messageTimestamp: T0 },
+        ],
+      },
+    });
+    await connection.sendText('5521987654321', 'hello');
+    expect(log.filter((l) => l.includes('presence'))).to.deep.equal([`sock1.presenceSubscribe ${ALICE_PN}`, 'sock1.presenceSubscribe 552187654321@s.whatsapp.net']);
+
+    network = new BaileysNetwork({ version: [2, 3000, 1], logger: pino({ level: 'silent' }), presence: 'available', makeSocket: (c) => { const sock = new FakeSocket('on', log, c); sockets.push(sock); return sock; } });
+    await connect('I2');
+    sockets.at(-1)!.open();
+    expect(log).to.include('on.presence available');
+  });
+
+  it('retries a chat action once the phone has shared its app-state keys (right after pairing)', async () => {
+    network = new BaileysNetwork({ version: [2, 3000, 1], logger: pino({ level: 'silent' }), appStateKeyWaitMs: 200, makeSocket: (c) => { const sock = new FakeSocket(`sock${sockets.length + 1}`, log, c); sockets.push(sock); return sock; } });
+    const connection = await connect();
+    socket(0).open();
+    socket(0).chatModifyRefusals.push(new Boom('App state key not present!', { statusCode: 400 }));
+    const archived = connection.modifyChat(ALICE_PN, { type: 'archive', archived: true });
+    await until('the first attempt', () => log.includes('sock1.chatModify'));
+    socket(0).emit({ 'creds.update': { myAppStateKeyId: 'AAAAAB' } });
+    await archived;
+    expect(log.filter((l) => l === 'sock1.chatModify')).to.have.length(2);
+
+    // Keys that never come: a clear refusal after the wait, not a hang.
+    socket(0).chatModifyRefusals.push(new Boom('myAppStateKey ("AAAAAB") not present', { data: { isMissingKey: true } }));
+    const error = await connection.modifyChat(ALICE_PN, { type: 'pin', pinned: true }).then(() => undefined, (e: unknown) => e);
+    expect((error as Error).message).to.match(/not shared its chat-sync keys yet/);
+    // Other refusals are not waited on.
+    socket(0).chatModifyRefusals.push(new Error('bad request'));
+    const other = await connection.modifyChat(ALICE_PN, { type: 'pin', pinned: true }).then(() => undefined, (e: unknown) => e);
+    expect((other as Error).message).to.equal('bad request');
   });
 
   it('refuses to send before the connection is open', async () => {
