@@ -18,6 +18,8 @@ export interface ConnectOptions {
   /** Durable credentials of the session (Baileys creds and signal keys; the sandbox's link). */
   auth: AuthStateStore;
   handlers: ConnectionHandlers;
+  /** A message this account sent, from the stored session events (the network's retry requests). */
+  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
 }
 
 export interface ConnectionHandlers {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { conflict, DomainError } from '../domain/errors.js';
 import { withoutBroadcasts } from '../domain/session/broadcasts.js';
-import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
+import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import { emptyStatus, foldLiveStatus } from '../projections/sessions/live-status.js';
@@ -29,6 +29,8 @@ export interface SessionManagerOptions {
   qrTimeoutMs?: number;
   /** How long a restart waits for a paired session to open again before answering. */
   openTimeoutMs?: number;
+  /** Messages this account sent, from the stored session events (answers the network's retry requests). */
+  storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
   /** Deliver status posts and newsletters (RECEIVE_STATUS); default: dropped before the log. */
   receiveStatus?: boolean;
   /** Whether another node took a replaced (440) session over; unset: one node, a 440 is a stop. */
@@ -316,6 +318,7 @@ export class SessionManager {
           instanceId: slot.instanceId,
           accountId: slot.accountId,
           auth: this.o.authState(slot.instanceId),
+          ...(this.o.storedMessage ? { storedMessage: (id: string) => this.o.storedMessage!(slot.instanceId, id) } : {}),
           handlers: {
             onEvents: (events) => this.onEvents(slot, generation, events),
             onQr: (qr) => this.onQr(slot, generation, qr),

@@ -6,6 +6,7 @@ import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
 import { NumberDirectory } from './number-directory.js';
+import { messageContentOf } from './stored-messages.js';
 import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
 
@@ -57,7 +58,7 @@ export class BaileysNetwork implements MessagingNetwork {
 
   constructor(private readonly options: BaileysNetworkOptions) {}
 
-  async connect({ instanceId, auth: store, handlers }: ConnectOptions): Promise<NetworkConnection> {
+  async connect({ instanceId, auth: store, handlers, storedMessage }: ConnectOptions): Promise<NetworkConnection> {
     const logger = this.options.logger.child({ module: 'baileys', instance_id: instanceId }, { level: 'warn' });
     // The signal-key read cache lives per connection, not per instance: the manager may wipe the
     // store between connections (logout), and a cache outliving that would serve dead keys.
@@ -82,10 +83,13 @@ export class BaileysNetwork implements MessagingNetwork {
       shouldSyncHistoryMessage: ({ syncType }) => historyDays > 0 && syncType !== proto.HistorySync.HistorySyncType.FULL,
       // Status posts and channels are not conversations (CONTRACT.md); ignored jids are acked unread.
       ...(this.options.receiveStatus ? {} : { shouldIgnoreJid: (jid: string) => isBroadcastChat(jid) }),
-      // We keep no message store. Baileys answers retry requests for messages it sent recently
-      // from its own bounded cache (enableRecentMessageCache, on by default); older ones cannot
-      // be re-sent by any gateway that does not keep contents, so this says "not found".
-      getMessage: async () => undefined,
+      // A recipient's retry request for a message older than Baileys' recent-send cache is
+      // answered from the instance's stored session events (while retention keeps the content).
+      getMessage: async (key) => {
+        if (!key.id || !storedMessage) return undefined;
+        const stored = await storedMessage(key.id).catch((error: unknown) => logger.warn({ err: error }, 'reading a stored message failed'));
+        return stored ? messageContentOf(stored) : undefined;
+      },
       cachedGroupMetadata: async (jid) => caches.groups.get<GroupMetadata>(jid),
       msgRetryCounterCache: caches.msgRetryCounter,
       userDevicesCache: caches.userDevices,
