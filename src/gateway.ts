@@ -138,7 +138,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
-  const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS, ...(choice.mediaHeaders ? { headers: choice.mediaHeaders } : {}) });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
   const extraRoutes = [
     ...sessionRoutes({ manager, sessions, rw }),

@@ -12,6 +12,8 @@ export interface MediaSourceOptions {
   allowPrivate: boolean;
   /** For the answer's headers, and again for each pause in the body. */
   timeoutMs?: number;
+  /** Headers the network's media hosts expect on every download (NetworkChoice.mediaHeaders). */
+  headers?: Record<string, string>;
 }
 
 const BODY_BUFFER_BYTES = 4 * 1024 * 1024;
@@ -52,7 +54,7 @@ export class MediaSource {
     // a large download as much as decrypting it.
     let answer: Awaited<ReturnType<typeof request>>;
     try {
-      answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES });
+      answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES, ...(this.options.headers ? { headers: this.options.headers } : {}) });
     } catch (err) {
       // Thrown or rejected alike: whatever undici says about the address or the transfer.
       throw fetchError(err);

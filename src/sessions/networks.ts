@@ -12,6 +12,8 @@ export interface NetworkChoice {
   routes: AnyRoute[];
   /** Media hosts the download routes may fetch from while this driver runs. */
   mediaHosts: (url: URL) => boolean;
+  /** Headers those hosts expect on a download (WhatsApp's refuse some requests without its Origin). */
+  mediaHeaders?: Record<string, string>;
 }
 
 const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
@@ -37,7 +39,7 @@ export async function chooseNetwork(
   }
   const { BaileysNetwork } = await import('./baileys/baileys-network.js');
   const { parseWaVersion } = await import('./baileys/version.js');
-  const { DEFAULT_CONNECTION_CONFIG } = await import('@whiskeysockets/baileys');
+  const { DEFAULT_CONNECTION_CONFIG, DEFAULT_ORIGIN } = await import('@whiskeysockets/baileys');
   const version = config.WHATSAPP_VERSION ? parseWaVersion(config.WHATSAPP_VERSION) : DEFAULT_CONNECTION_CONFIG.version;
   return {
     network: new BaileysNetwork({
@@ -49,5 +51,7 @@ export async function chooseNetwork(
     }),
     routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
+    // As WhatsApp Web (and Baileys' own downloads) send it.
+    mediaHeaders: { Origin: DEFAULT_ORIGIN },
   };
 }
