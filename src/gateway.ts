@@ -42,7 +42,7 @@ import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-s
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
 import { contactRoutes } from './api/routes/contacts.js';
-import { storedSentMessages } from './sessions/baileys/stored-messages.js';
+import { storedSessionMessages } from './sessions/baileys/stored-messages.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -133,7 +133,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     logger: logger.child({ module: 'sessions' }),
     clock,
     receiveStatus: config.RECEIVE_STATUS,
-    storedMessage: storedSentMessages(backends.events),
+    storedMessage: storedSessionMessages(backends.events),
   });
   const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
   await cancellations.start();

@@ -18,7 +18,7 @@ export interface ConnectOptions {
   /** Durable credentials of the session (Baileys creds and signal keys; the sandbox's link). */
   auth: AuthStateStore;
   handlers: ConnectionHandlers;
-  /** A message this account sent, from the stored session events (the network's retry requests). */
+  /** A message of this session, sent or received, from the stored events (retry requests, quotes). */
   storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
 }
 

@@ -29,7 +29,7 @@ export interface SessionManagerOptions {
   qrTimeoutMs?: number;
   /** How long a restart waits for a paired session to open again before answering. */
   openTimeoutMs?: number;
-  /** Messages this account sent, from the stored session events (answers the network's retry requests). */
+  /** Messages of a session, sent or received, from the stored events (retry requests, quotes). */
   storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
   /** Deliver status posts and newsletters (RECEIVE_STATUS); default: dropped before the log. */
   receiveStatus?: boolean;

@@ -1,4 +1,4 @@
-import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, proto, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import { NotConnectedError, type NetworkClose, type NumberCheck, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
@@ -13,6 +13,7 @@ import type { NumberDirectory } from './number-directory.js';
 import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
 import { SerialQueue } from './serial-queue.js';
+import { messageContentOf } from './stored-messages.js';
 import type { BaileysSocket } from './socket.js';
 import { formatWaVersion, type WaVersion } from './version.js';
 import { connectedEvent, disconnectReasonOf, translateBatch, translateMessage, type TranslateContext } from './translator.js';
@@ -39,6 +40,8 @@ export interface ConnectionDeps {
   presence?: 'available' | 'unavailable';
   /** How long a chat action waits for the phone's app-state keys after pairing. */
   appStateKeyWaitMs?: number;
+  /** A message of this session from the stored events: a reply quotes it with author and content. */
+  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
   /** Days of history kept from the phone's sync (older synced messages are dropped). */
   historySyncDays?: number;
   /** The client version announced, named when the network refuses it. */
@@ -317,7 +320,7 @@ export class BaileysConnection implements NetworkConnection {
   async sendText(to: string, text: string, options: SendOptions = {}): Promise<NetworkMessage> {
     this.ensureOpen();
     const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
-    const content: AnyMessageContent = options.replyTo ? { text, contextInfo: quoteOf(jid, options.replyTo) } : { text };
+    const content: AnyMessageContent = options.replyTo ? { text, contextInfo: await this.quoteOf(jid, options.replyTo) } : { text };
     return this.send(jid, content);
   }
 
@@ -410,6 +413,24 @@ export class BaileysConnection implements NetworkConnection {
     return message;
   }
 
+  /**
+   * A reply carries the quoted message's id, its author and its content, so the recipient's phone
+   * shows the quote. They come from the stored session events; a message the log no longer holds
+   * (past retention) is quoted by id alone, attributed to the peer of a 1:1 chat.
+   */
+  private async quoteOf(jid: string, replyTo: string): Promise<proto.IContextInfo> {
+    const quoted = await this.deps.storedMessage?.(replyTo).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error }, 'reading the quoted message failed');
+      return undefined;
+    });
+    if (!quoted) {
+      return { stanzaId: replyTo, ...(isGroupJid(jid) ? {} : { participant: normalizeJid(jid) }), quotedMessage: { conversation: '' } };
+    }
+    const me = this.deps.sock.user?.id ?? this.deps.sock.authState.creds.me?.id;
+    const author = quoted.from_me ? normalizeJid(me) : quoted.sender;
+    return { stanzaId: replyTo, ...(author ? { participant: author } : {}), quotedMessage: messageContentOf(quoted) ?? { conversation: '' } };
+  }
+
   private ensureOpen(): void {
     if (this.state !== 'open') throw new NotConnectedError('the WhatsApp connection is not open');
   }
@@ -427,15 +448,3 @@ export class BaileysConnection implements NetworkConnection {
   }
 }
 
-/**
- * A reply needs the quoted message's id, its author and its content; we keep no message store,
- * so the quote names the message by id, attributes it to the peer in a 1:1 chat, and carries no
- * preview text. WhatsApp links the reply by id; the preview shows empty.
- */
-function quoteOf(jid: string, replyTo: string) {
-  return {
-    stanzaId: replyTo,
-    ...(isGroupJid(jid) ? {} : { participant: normalizeJid(jid) }),
-    quotedMessage: { conversation: '' },
-  };
-}

@@ -88,7 +88,8 @@ export class BaileysNetwork implements MessagingNetwork {
       getMessage: async (key) => {
         if (!key.id || !storedMessage) return undefined;
         const stored = await storedMessage(key.id).catch((error: unknown) => logger.warn({ err: error }, 'reading a stored message failed'));
-        return stored ? messageContentOf(stored) : undefined;
+        // Only ours: a retry request is for a message this account sent.
+        return stored && stored.from_me ? messageContentOf(stored) : undefined;
       },
       cachedGroupMetadata: async (jid) => caches.groups.get<GroupMetadata>(jid),
       msgRetryCounterCache: caches.msgRetryCounter,
@@ -103,6 +104,7 @@ export class BaileysNetwork implements MessagingNetwork {
       logger,
       groupCache: caches.groups,
       version: this.options.version,
+      ...(storedMessage ? { storedMessage } : {}),
       historySyncDays: historyDays,
       ...(this.options.presence ? { presence: this.options.presence } : {}),
       ...(this.options.appStateKeyWaitMs !== undefined ? { appStateKeyWaitMs: this.options.appStateKeyWaitMs } : {}),

@@ -7,18 +7,19 @@ const PAGE = 500;
 const MAX_EVENTS = 20_000;
 
 /**
- * A message this account sent, found in the instance's own session stream: the recipient's phone
- * asks for a re-send (a retry receipt) when it could not decrypt it, and Baileys' own cache of
- * recent sends is small (5 minutes, 512 messages). Without it the recipient keeps "waiting for
- * this message". Contents past retention are gone from the log, and then so is the answer.
+ * A message of the instance's own session stream, sent or received, newest first: the recipient's
+ * phone asks for a re-send (a retry receipt) when it could not decrypt one of ours, and Baileys'
+ * own cache of recent sends is small (5 minutes, 512 messages), without which the recipient keeps
+ * "waiting for this message"; a reply quotes its message with author and content. Contents past
+ * retention are gone from the log, and then so is the answer.
  */
-export function storedSentMessages(events: EventStore) {
+export function storedSessionMessages(events: EventStore) {
   return async (instanceId: string, messageId: string): Promise<NetworkMessage | undefined> => {
     let fromRevision: bigint | undefined;
     for (let read = 0; read < MAX_EVENTS; read += PAGE) {
       const page = await events.readStream(sessionStream(instanceId), { direction: 'backwards', maxCount: PAGE, ...(fromRevision === undefined ? {} : { fromRevision }) });
       for (const event of page) {
-        if (event.type !== 'MessageSent') continue;
+        if (event.type !== 'MessageSent' && event.type !== 'MessageReceived') continue;
         const message = (event.data as { message?: NetworkMessage | null }).message;
         if (message?.id === messageId) return message;
       }

@@ -13,14 +13,14 @@ import {
 } from '@whiskeysockets/baileys';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import type { DisconnectReason as OurReason, SessionEvent } from '../../../src/domain/session/events.js';
+import type { NetworkMessage, DisconnectReason as OurReason, SessionEvent } from '../../../src/domain/session/events.js';
 import { DomainError } from '../../../src/domain/errors.js';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import { BoundedCache } from '../../../src/sessions/baileys/bounded-cache.js';
 import { BUTTONS_FALLBACK } from '../../../src/sessions/baileys/buttons-fallback.js';
 import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
 import { NotConnectedError, type AuthStateStore, type ConnectionHandlers, type NetworkConnection } from '../../../src/sessions/port.js';
-import { ALICE_LID, ALICE_PN, expectValid, GROUP, ME, ME_LID, T0 } from './support.js';
+import { ALICE_LID, ALICE_PN, BOB_PN, expectValid, GROUP, ME, ME_LID, ME_PN, T0 } from './support.js';
 
 /**
  * The driver's wiring, with a fake socket in place of Baileys' (no network: the live connection
@@ -444,6 +444,24 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     socket(0).chatModifyRefusals.push(new Error('bad request'));
     const other = await connection.modifyChat(ALICE_PN, { type: 'pin', pinned: true }).then(() => undefined, (e: unknown) => e);
     expect((other as Error).message).to.equal('bad request');
+  });
+
+  it('quotes a reply with the quoted message\'s author and content from the stored events', async () => {
+    const stored: Record<string, NetworkMessage> = {
+      MINE: { id: 'MINE', chat: ALICE_PN, sender: ME_PN, from_me: true, is_group: false, timestamp_s: T0, type: 'text', text: 'our question' },
+      THEIRS: { id: 'THEIRS', chat: GROUP, sender: BOB_PN, from_me: false, is_group: true, timestamp_s: T0, type: 'text', text: 'their idea' },
+    };
+    const connection = await network.connect({ instanceId: 'I1', accountId: 'A1', auth, handlers, storedMessage: async (id) => stored[id] });
+    socket(0).open();
+    await connection.sendText(ALICE_PN, 'answering myself', { replyTo: 'MINE' });
+    await connection.sendText(GROUP, 'good idea', { replyTo: 'THEIRS' });
+    await connection.sendText(ALICE_PN, 'old one', { replyTo: 'FORGOTTEN' });
+    const contexts = socket(0).sent.map((s) => ('contextInfo' in s.content ? s.content.contextInfo : undefined));
+    // Ours in a 1:1 chat is ours, not the peer's; content travels with the quote.
+    expect(contexts[0]).to.deep.equal({ stanzaId: 'MINE', participant: ME_PN, quotedMessage: { conversation: 'our question' } });
+    expect(contexts[1]).to.deep.equal({ stanzaId: 'THEIRS', participant: BOB_PN, quotedMessage: { conversation: 'their idea' } });
+    // Past retention: by id, attributed to the peer as before.
+    expect(contexts[2]).to.deep.equal({ stanzaId: 'FORGOTTEN', participant: ALICE_PN, quotedMessage: { conversation: '' } });
   });
 
   it('refuses to send before the connection is open', async () => {

@@ -3,11 +3,11 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
-import { storedSentMessages } from '../../../src/sessions/baileys/stored-messages.js';
+import { storedSessionMessages } from '../../../src/sessions/baileys/stored-messages.js';
 import type { AuthStateStore } from '../../../src/sessions/port.js';
 import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../../support/gateway.js';
 import { pairedInstance } from '../../support/chats.js';
-import { newPhone } from '../../support/sandbox.js';
+import { newPhone, waitForEvent } from '../../support/sandbox.js';
 
 /**
  * A recipient's retry request (getMessage) is answered from the stored session events: messages
@@ -31,7 +31,7 @@ describe('getMessage from the stored session events', function () {
       // Only the options matter here: the socket is never used.
       makeSocket: (c) => ((config = c), { ev: { process: () => () => undefined } } as unknown as BaileysSocket),
     });
-    const lookup = storedSentMessages(t.gateway.events);
+    const lookup = storedSessionMessages(t.gateway.events);
     const auth: AuthStateStore = { get: async () => ({}), set: async () => undefined, clear: async () => undefined };
     await network.connect({
       instanceId,
@@ -60,5 +60,9 @@ describe('getMessage from the stored session events', function () {
     expect(await getMessage({ remoteJid: peer.jid, id: first, fromMe: true })).to.deep.equal({ conversation: 'the original' });
     expect(await getMessage({ remoteJid: peer.jid, id: reply, fromMe: true })).to.deep.equal({ extendedTextMessage: { text: 'a reply', contextInfo: { stanzaId: first } } });
     expect(await getMessage({ remoteJid: peer.jid, id: 'NOSUCH', fromMe: true })).to.equal(undefined);
+    // A retry request is only ever for our own messages: a received one is not re-sent.
+    const theirs = await t.api('POST', `/sandbox/phones/${peer.phone}/messages`, { token: owner.jwt, body: { to: me.phone, text: 'from them' } });
+    await waitForEvent(t.gateway, me.id, (e) => e.type === 'MessageReceived' && e.data.message.id === theirs.body.message_id, 'their message');
+    expect(await getMessage({ remoteJid: peer.jid, id: theirs.body.message_id, fromMe: false })).to.equal(undefined);
   });
 });
