@@ -59,7 +59,7 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
     events.push(...membership);
     refresh(roles);
   }
-  if (batch['presence.update']) events.push(...presenceEvents(batch['presence.update'], ctx.wasTyping));
+  if (batch['presence.update']) events.push(...presenceEvents(batch['presence.update'], ctx.wasTyping, ctx));
   return { events, refreshGroups };
 }
 

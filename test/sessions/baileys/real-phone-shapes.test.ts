@@ -199,3 +199,11 @@ describe('Baileys translator: what a real phone sends (rc14 shapes)', () => {
     });
   });
 });
+
+describe('Baileys translator: presence of LID-addressed people', () => {
+  it('names the person by phone jid when the pair is known', () => {
+    const ctx = context({ pnOf: (lid) => (lid === ALICE_LID ? ALICE_PN : undefined) });
+    const events = translate({ 'presence.update': { id: ALICE_LID, presences: { [ALICE_LID]: { lastKnownPresence: 'composing' } } } }, ctx);
+    expect(events).to.deep.equal([{ type: 'ChatPresenceUpdated', data: { chat: ALICE_PN, sender: ALICE_PN, state: 'composing' } }]);
+  });
+});
