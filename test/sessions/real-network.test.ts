@@ -210,3 +210,23 @@ describe('behaviours of the real network, over HTTP (sandbox)', function () {
     });
   });
 });
+
+describe('history of a LID-addressed person (sandbox)', function () {
+  this.timeout(20_000);
+  it('arrives keyed by the phone jid with the LIDs beside, as live messages do', async () => {
+    const gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
+    try {
+      const owner = await newAccount(gw.api);
+      const hidden: any = await newPhone(gw.api, owner, { push_name: 'Hidden', addressing: 'lid' });
+      const mine = await newPhone(gw.api, owner);
+      const early = await gw.api('POST', `/sandbox/phones/${hidden.phone}/messages`, { token: owner.jwt, body: { to: mine.phone, text: 'before pairing' } });
+      const instance = await newInstance(gw.api, owner);
+      await pairByQr(gw.api, owner, instance.id, mine.phone);
+      const history = await waitForEvent(gw.gateway, instance.id, (e) => e.type === 'HistorySyncReceived', 'history');
+      expect(history.data.messages[0]).to.include({ id: early.body.message_id, chat: hidden.jid, chat_lid: hidden.lid, sender_lid: hidden.lid, addressing_mode: 'lid' });
+      expect(history.data.chats.map((c: any) => c.jid)).to.deep.equal([hidden.jid]);
+    } finally {
+      await gw.stop();
+    }
+  });
+});
