@@ -42,7 +42,8 @@ import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-s
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
 import { contactRoutes } from './api/routes/contacts.js';
-import { storedSessionMessages } from './sessions/baileys/stored-messages.js';
+import { findStoredMessage, storedSessionMessages } from './sessions/baileys/stored-messages.js';
+import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -153,7 +154,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
     ...contactRoutes(manager),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
-    ...mediaRoutes(mediaDownloader),
+    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
     ...choice.routes,
     ...webhooks.routes,
   ];

@@ -18,6 +18,16 @@ export interface MediaSourceOptions {
 
 const BODY_BUFFER_BYTES = 4 * 1024 * 1024;
 
+/**
+ * The media host no longer has the file (404, 410): WhatsApp keeps media for a while only, and
+ * history media often points at files already gone. The sender's phone can upload it again.
+ */
+export class MediaGoneError extends DomainError {
+  constructor(readonly statusCode: number) {
+    super('upstream_failed', `the media host answered ${statusCode}`);
+  }
+}
+
 const tooLarge = (max: number) =>
   new DomainError('payload_too_large', `the media is larger than ${max} bytes`, [{ field: 'url', message: `media over ${max} bytes` }]);
 
@@ -62,6 +72,7 @@ export class MediaSource {
     const { statusCode, headers, body } = answer;
     if (statusCode !== 200) {
       discard(body);
+      if (statusCode === 404 || statusCode === 410) throw new MediaGoneError(statusCode);
       throw new DomainError('upstream_failed', `the media host answered ${statusCode}`);
     }
     const header = headers['content-length'];

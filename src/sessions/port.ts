@@ -120,6 +120,11 @@ export interface NetworkConnection {
   modifyChat(chat: string, action: ChatAction): Promise<void>;
   /** The invite code of a group the account administers (the network refuses non-admins). */
   groupInviteCode(group: string): Promise<string>;
+  /**
+   * Asks the sender's phone to upload a message's media again (the media host answered 404/410):
+   * the new location, or undefined when the network has no way to (the sandbox's media never expires).
+   */
+  refreshMedia?(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined>;
   /** Unlinks the device on the network and wipes nothing locally (the manager does). */
   logout(): Promise<void>;
   /** Closes the socket without unlinking; no onClose follows. */

@@ -362,6 +362,24 @@ export class BaileysConnection implements NetworkConnection {
     }
   }
 
+  /**
+   * Baileys' re-upload request (updateMediaMessage): the phone that has the media uploads it
+   * again and answers the new direct path. The message is rebuilt from what we stored of it.
+   */
+  async refreshMedia(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined> {
+    this.ensureOpen();
+    const content = messageContentOf(message);
+    if (!message.media || !content) return undefined;
+    const key = {
+      remoteJid: message.chat_lid ?? message.chat,
+      id: message.id,
+      fromMe: message.from_me,
+      ...(message.is_group ? { participant: message.sender_lid ?? message.sender } : {}),
+    };
+    const updated = await this.call(() => this.deps.sock.updateMediaMessage({ key, message: content }));
+    return translateMessage(updated, this.context())?.media;
+  }
+
   async groupInviteCode(group: string): Promise<string> {
     this.ensureOpen();
     const code = await this.call(() => this.deps.sock.groupInviteCode(toJid(group)));

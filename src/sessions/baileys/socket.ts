@@ -25,6 +25,7 @@ export type BaileysSocket = Pick<
   | 'onWhatsApp'
   | 'presenceSubscribe'
   | 'sendPresenceUpdate'
+  | 'updateMediaMessage'
 > & {
   /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;

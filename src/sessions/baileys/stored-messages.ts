@@ -7,21 +7,21 @@ const PAGE = 500;
 const MAX_EVENTS = 20_000;
 
 /**
- * A message of the instance's own session stream, sent or received, newest first: the recipient's
- * phone asks for a re-send (a retry receipt) when it could not decrypt one of ours, and Baileys'
- * own cache of recent sends is small (5 minutes, 512 messages), without which the recipient keeps
- * "waiting for this message"; a reply quotes its message with author and content. Contents past
- * retention are gone from the log, and then so is the answer.
+ * Messages of the instance's own session stream, sent, received or synced, newest first: the
+ * recipient's phone asks for a re-send (a retry receipt) when it could not decrypt one of ours,
+ * and Baileys' own cache of recent sends is small (5 minutes, 512 messages), without which the
+ * recipient keeps "waiting for this message"; a reply quotes its message with author and content;
+ * expired media is asked for again by its message. Contents past retention are gone from the log,
+ * and then so is the answer.
  */
-export function storedSessionMessages(events: EventStore) {
-  return async (instanceId: string, messageId: string): Promise<NetworkMessage | undefined> => {
+export function findStoredMessage(events: EventStore) {
+  return async (instanceId: string, match: (message: NetworkMessage) => boolean): Promise<NetworkMessage | undefined> => {
     let fromRevision: bigint | undefined;
     for (let read = 0; read < MAX_EVENTS; read += PAGE) {
       const page = await events.readStream(sessionStream(instanceId), { direction: 'backwards', maxCount: PAGE, ...(fromRevision === undefined ? {} : { fromRevision }) });
       for (const event of page) {
-        if (event.type !== 'MessageSent' && event.type !== 'MessageReceived') continue;
-        const message = (event.data as { message?: NetworkMessage | null }).message;
-        if (message?.id === messageId) return message;
+        const found = messagesOf(event.type, event.data).find(match);
+        if (found) return found;
       }
       const last = page.at(-1);
       if (page.length < PAGE || !last || last.revision === 0n) return undefined;
@@ -29,6 +29,25 @@ export function storedSessionMessages(events: EventStore) {
     }
     return undefined;
   };
+}
+
+/** The same, by message id. */
+export function storedSessionMessages(events: EventStore) {
+  const find = findStoredMessage(events);
+  return (instanceId: string, messageId: string) => find(instanceId, (m) => m.id === messageId);
+}
+
+function messagesOf(type: string, data: unknown): NetworkMessage[] {
+  if (typeof data !== 'object' || data === null) return [];
+  if (type === 'MessageSent' || type === 'MessageReceived') {
+    const message = (data as { message?: NetworkMessage | null }).message;
+    return message ? [message] : [];
+  }
+  if (type === 'HistorySyncReceived') {
+    const messages = (data as { messages?: NetworkMessage[] | null }).messages;
+    return Array.isArray(messages) ? messages : [];
+  }
+  return [];
 }
 
 /**

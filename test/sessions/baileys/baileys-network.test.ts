@@ -122,6 +122,13 @@ class FakeSocket implements BaileysSocket {
     const refusal = this.chatModifyRefusals.shift();
     if (refusal) throw refusal;
   };
+  readonly reuploads: WAMessage[] = [];
+  /** The phone uploads the media again: same keys, a new path. */
+  readonly updateMediaMessage = async (message: WAMessage): Promise<WAMessage> => {
+    this.reuploads.push(message);
+    const image = message.message?.imageMessage;
+    return { ...message, message: { imageMessage: { ...image, directPath: '/v/t62.7118-24/fresh.enc', url: 'https://mmg.whatsapp.net/v/t62.7118-24/fresh.enc' } } };
+  };
   readonly presenceSubscribe = async (jid: string): Promise<void> => {
     this.log.push(`${this.name}.presenceSubscribe ${jid}`);
   };
@@ -462,6 +469,16 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(contexts[1]).to.deep.equal({ stanzaId: 'THEIRS', participant: BOB_PN, quotedMessage: { conversation: 'their idea' } });
     // Past retention: by id, attributed to the peer as before.
     expect(contexts[2]).to.deep.equal({ stanzaId: 'FORGOTTEN', participant: ALICE_PN, quotedMessage: { conversation: '' } });
+  });
+
+  it('asks the phone to upload expired media again (updateMediaMessage) and answers the new location', async () => {
+    const connection = await connect();
+    socket(0).open();
+    const media = { kind: 'image' as const, url: 'https://mmg.whatsapp.net/v/t62.7118-24/old.enc', direct_path: '/v/t62.7118-24/old.enc', media_key: Buffer.alloc(32, 1).toString('base64'), file_sha256: Buffer.alloc(32, 2).toString('base64'), file_length: 10, mimetype: 'image/jpeg' };
+    const stored: NetworkMessage = { id: 'IMG1', chat: GROUP, sender: BOB_PN, sender_lid: '300000000000003@lid', from_me: false, is_group: true, timestamp_s: T0, type: 'media', media };
+    const fresh = await connection.refreshMedia!(stored);
+    expect(socket(0).reuploads[0]?.key).to.deep.equal({ remoteJid: GROUP, id: 'IMG1', fromMe: false, participant: '300000000000003@lid' });
+    expect(fresh).to.include({ url: 'https://mmg.whatsapp.net/v/t62.7118-24/fresh.enc', direct_path: '/v/t62.7118-24/fresh.enc', media_key: media.media_key, kind: 'image' });
   });
 
   it('refuses to send before the connection is open', async () => {
