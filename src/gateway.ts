@@ -43,6 +43,9 @@ import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
+import { contactRoutes } from './api/routes/contacts.js';
+import { findStoredMessage, storedSessionMessages } from './sessions/baileys/stored-messages.js';
+import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -153,6 +156,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     sessions,
     logger: logger.child({ module: 'sessions' }),
     clock,
+    receiveStatus: config.RECEIVE_STATUS,
+    storedMessage: storedSessionMessages(backends.events),
   });
   const cancellations = new CancellationReactor(
     backends.events,
@@ -169,7 +174,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await cancellations.start();
   billing.startTimer((id) => deps.instances.reachDueTime(id));
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
-  const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS, ownHost: choice.mediaHostIsOwn });
+  const mediaSource = new MediaSource({
+    allowedHost: choice.mediaHosts,
+    allowPrivate: config.ALLOW_PRIVATE_TARGETS,
+    ownHost: choice.mediaHostIsOwn,
+    ...(choice.mediaHeaders ? { headers: choice.mediaHeaders } : {}),
+  });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
   const extraRoutes = [
     ...sessionRoutes({ manager, sessions, rw }),
@@ -182,8 +192,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       clock,
     }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...contactRoutes(manager),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
-    ...mediaRoutes(mediaDownloader),
+    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
     ...choice.routes,
     ...webhooks.routes,
     ...billingRoutes({

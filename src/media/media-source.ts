@@ -18,9 +18,21 @@ export interface MediaSourceOptions {
   ownHost?: boolean;
   /** For the answer's headers, and again for each pause in the body. */
   timeoutMs?: number;
+  /** Headers the network's media hosts expect on every download (NetworkChoice.mediaHeaders). */
+  headers?: Record<string, string>;
 }
 
 const BODY_BUFFER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The media host no longer has the file (404, 410): WhatsApp keeps media for a while only, and
+ * history media often points at files already gone. The sender's phone can upload it again.
+ */
+export class MediaGoneError extends DomainError {
+  constructor(readonly statusCode: number) {
+    super('upstream_failed', `the media host answered ${statusCode}`);
+  }
+}
 
 const tooLarge = (max: number) =>
   new DomainError('payload_too_large', `the media is larger than ${max} bytes`, [{ field: 'url', message: `media over ${max} bytes` }]);
@@ -58,7 +70,7 @@ export class MediaSource {
     // a large download as much as decrypting it.
     let answer: Awaited<ReturnType<typeof request>>;
     try {
-      answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES });
+      answer = await request(url, { dispatcher: this.agent, method: 'GET', highWaterMark: BODY_BUFFER_BYTES, ...(this.options.headers ? { headers: this.options.headers } : {}) });
     } catch (err) {
       // Thrown or rejected alike: whatever undici says about the address or the transfer.
       throw fetchError(err);
@@ -66,6 +78,7 @@ export class MediaSource {
     const { statusCode, headers, body } = answer;
     if (statusCode !== 200) {
       discard(body);
+      if (statusCode === 404 || statusCode === 410) throw new MediaGoneError(statusCode);
       throw new DomainError('upstream_failed', `the media host answered ${statusCode}`);
     }
     const header = headers['content-length'];

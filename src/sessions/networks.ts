@@ -17,6 +17,8 @@ export interface NetworkChoice {
    * not a tenant-chosen address, so fetched even over http or loopback.
    */
   mediaHostIsOwn: boolean;
+  /** Headers those hosts expect on a download (WhatsApp's refuse some requests without its Origin). */
+  mediaHeaders?: Record<string, string>;
 }
 
 const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
@@ -43,12 +45,20 @@ export async function chooseNetwork(
   }
   const { BaileysNetwork } = await import('./baileys/baileys-network.js');
   const { parseWaVersion } = await import('./baileys/version.js');
-  const { DEFAULT_CONNECTION_CONFIG } = await import('@whiskeysockets/baileys');
+  const { DEFAULT_CONNECTION_CONFIG, DEFAULT_ORIGIN } = await import('@whiskeysockets/baileys');
   const version = config.WHATSAPP_VERSION ? parseWaVersion(config.WHATSAPP_VERSION) : DEFAULT_CONNECTION_CONFIG.version;
   return {
-    network: new BaileysNetwork({ version, logger: deps.logger.child({ module: 'baileys' }) }),
+    network: new BaileysNetwork({
+      version,
+      logger: deps.logger.child({ module: 'baileys' }),
+      historySyncDays: config.HISTORY_SYNC_DAYS,
+      receiveStatus: config.RECEIVE_STATUS,
+      presence: config.SESSION_PRESENCE,
+    }),
     routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
     mediaHostIsOwn: false,
+    // As WhatsApp Web (and Baileys' own downloads) send it.
+    mediaHeaders: { Origin: DEFAULT_ORIGIN },
   };
 }

@@ -18,6 +18,8 @@ export interface ConnectOptions {
   /** Durable credentials of the session (Baileys creds and signal keys; the sandbox's link). */
   auth: AuthStateStore;
   handlers: ConnectionHandlers;
+  /** A message of this session, sent or received, from the stored events (retry requests, quotes). */
+  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
 }
 
 export interface ConnectionHandlers {
@@ -30,9 +32,16 @@ export interface ConnectionHandlers {
   /** Pairing material changes (QR strings rotate); ephemeral, never stored. */
   onQr(qr: string): void;
   /** The connection ended; the manager decides whether and when to reconnect. */
-  onClose(close: { reason: DisconnectReason; statusCode?: number }): void;
+  onClose(close: NetworkClose): void;
   /** An incoming call offer (the manager rejects it when the instance says so). */
   onCall?(call: { id: string; from: string }): void;
+}
+
+/** Why a connection ended; `message` explains a close the operator must act on. */
+export interface NetworkClose {
+  reason: DisconnectReason;
+  statusCode?: number;
+  message?: string;
 }
 
 export interface ProfileSnapshot {
@@ -88,7 +97,15 @@ export type ChatAction =
   | { type: 'delete_chat'; last?: MessageRef }
   | { type: 'clear'; last?: MessageRef };
 
+/** Whether a number is on the network, and the jid the network knows it by (variants tried). */
+export type NumberCheck = { exists: true; jid: string } | { exists: false };
+
 export interface NetworkConnection {
+  /**
+   * Looks a phone number (digits with country code) up on the network, a Brazilian mobile with and
+   * without its ninth digit. Sends to a number resolve through it first.
+   */
+  checkNumber(phone: string): Promise<NumberCheck>;
   /** Links by code instead of QR: `phone` is digits with country code. */
   requestPairingCode(phone: string): Promise<string>;
   /** The connected account's profile, fetched fresh. Throws NotConnectedError when not open. */
@@ -103,6 +120,11 @@ export interface NetworkConnection {
   modifyChat(chat: string, action: ChatAction): Promise<void>;
   /** The invite code of a group the account administers (the network refuses non-admins). */
   groupInviteCode(group: string): Promise<string>;
+  /**
+   * Asks the sender's phone to upload a message's media again (the media host answered 404/410):
+   * the new location, or undefined when the network has no way to (the sandbox's media never expires).
+   */
+  refreshMedia?(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined>;
   /** Unlinks the device on the network and wipes nothing locally (the manager does). */
   logout(): Promise<void>;
   /** Closes the socket without unlinking; no onClose follows. */

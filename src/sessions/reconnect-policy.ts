@@ -31,6 +31,7 @@ export function decideReconnect(
     case 'logged_out':
       return { action: 'wipe' };
     case 'replaced':
+    case 'client_outdated':
     case 'forbidden':
     case 'multidevice_mismatch':
       return { action: 'stop' };

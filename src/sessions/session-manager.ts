@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import type { CommandContext } from '../commands/command-handler.js';
 import { conflict, DomainError } from '../domain/errors.js';
 import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
-import type { DisconnectReason, SessionEvent } from '../domain/session/events.js';
+import { withoutBroadcasts } from '../domain/session/broadcasts.js';
+import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import { emptyStatus, foldLiveStatus } from '../projections/sessions/live-status.js';
 import type { SessionQueries } from '../projections/sessions/session-queries.js';
 import type { SessionStatusDoc } from '../projections/sessions/sessions-projection.js';
-import type { AuthStateStore, MessagingNetwork, NetworkConnection } from './port.js';
+import type { AuthStateStore, MessagingNetwork, NetworkClose, NetworkConnection } from './port.js';
 import { NotConnectedError } from './port.js';
 import { decideReconnect, DEFAULT_BACKOFF, type BackoffSettings } from './reconnect-policy.js';
 import type { SessionRecorder } from './session-recorder.js';
@@ -29,7 +30,29 @@ export interface SessionManagerOptions {
   qrTimeoutMs?: number;
   /** How long a restart waits for a paired session to open again before answering. */
   openTimeoutMs?: number;
+  /** Messages of a session, sent or received, from the stored events (retry requests, quotes). */
+  storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
+  /** Deliver status posts and newsletters (RECEIVE_STATUS); default: dropped before the log. */
+  receiveStatus?: boolean;
+  /** Whether another node took a replaced (440) session over; unset: one node, a 440 is a stop. */
+  handover?: SessionHandover;
 }
+
+/**
+ * The seam for the multi-node work (issue 15): during a rolling deploy the node that takes a
+ * session's lease over opens it, and the network replaces the old node's socket (440). This says
+ * whether that is what happened, so the old node lets go quietly instead of recording a stop.
+ */
+export interface SessionHandover {
+  movedElsewhere(instanceId: string): Promise<boolean>;
+}
+
+/** What a stop the session will not recover from by itself says to the operator. */
+const STOP_MESSAGES: Partial<Record<DisconnectReason, string>> = {
+  replaced: 'another client opened this session with the same credentials (440); it stays stopped here: restart it to take it back',
+  forbidden: 'the network refused this account (403); check the phone for a ban or restriction',
+  multidevice_mismatch: 'the phone requires a newer multi-device protocol (411); pair again',
+};
 
 /** One live session per instance, and what is known about it. */
 interface Slot {
@@ -296,10 +319,11 @@ export class SessionManager {
           instanceId: slot.instanceId,
           accountId: slot.accountId,
           auth: this.o.authState(slot.instanceId),
+          ...(this.o.storedMessage ? { storedMessage: (id: string) => this.o.storedMessage!(slot.instanceId, id) } : {}),
           handlers: {
             onEvents: (events) => this.onEvents(slot, generation, events),
             onQr: (qr) => this.onQr(slot, generation, qr),
-            onClose: (close) => this.onClose(slot, generation, close.reason, close.statusCode),
+            onClose: (close) => this.onClose(slot, generation, close),
             onCall: (call) => void this.onCall(slot, generation, call),
           },
         });
@@ -307,7 +331,7 @@ export class SessionManager {
         else await connection.end();
       } catch (err) {
         this.o.logger.warn({ err, instanceId: slot.instanceId }, 'connect failed');
-        if (generation === slot.generation) this.onClose(slot, generation, 'unknown');
+        if (generation === slot.generation) this.onClose(slot, generation, { reason: 'unknown' });
       } finally {
         if (generation === slot.generation) slot.connecting = null;
       }
@@ -345,9 +369,11 @@ export class SessionManager {
     await this.halt(slot);
   }
 
-  private async onEvents(slot: Slot, generation: number, events: SessionEvent[]): Promise<void> {
+  private async onEvents(slot: Slot, generation: number, reported: SessionEvent[]): Promise<void> {
     // A socket we ended (restart, logout, stop) may still flush; its news no longer describes us.
     if (generation !== slot.generation) return;
+    const events = this.o.receiveStatus ? reported : withoutBroadcasts(reported);
+    if (events.length === 0) return;
     for (const event of events) {
       if (event.type === 'SessionConnected') {
         slot.open = true;
@@ -417,8 +443,26 @@ export class SessionManager {
     for (const w of waiters) w.resolve(qr);
   }
 
-  private onClose(slot: Slot, generation: number, reason: DisconnectReason, statusCode?: number): void {
+  private onClose(slot: Slot, generation: number, close: NetworkClose): void {
     if (generation !== slot.generation || this.closed) return;
+    const handover = this.o.handover;
+    if (close.reason === 'replaced' && handover) {
+      // Only a node that took the session's lease over replaces it on purpose: then this one just
+      // lets go, with nothing to record (the new owner records what it sees).
+      void handover
+        .movedElsewhere(slot.instanceId)
+        .catch(() => false)
+        .then((moved) => {
+          if (generation !== slot.generation) return;
+          if (moved) void this.retire(slot);
+          else this.onCloseNow(slot, close);
+        });
+      return;
+    }
+    this.onCloseNow(slot, close);
+  }
+
+  private onCloseNow(slot: Slot, { reason, statusCode, message = STOP_MESSAGES[reason] }: NetworkClose): void {
     const wasOpen = slot.open;
     slot.connection = null;
     slot.open = false;
@@ -431,7 +475,10 @@ export class SessionManager {
       // One event, not Disconnected then LoggedOut: it says both, and integrators get one Disconnected webhook.
       events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
     } else if (wasOpen || slot.announced || (decision.action !== 'reconnect' && slot.paired)) {
-      events.push({ type: 'SessionDisconnected', data: statusCode === undefined ? { reason } : { reason, status_code: statusCode } });
+      events.push({
+        type: 'SessionDisconnected',
+        data: { reason, ...(statusCode === undefined ? {} : { status_code: statusCode }), ...(message === undefined ? {} : { message }) },
+      });
     }
     if (events.length > 0) slot.announced = false;
     if (wipe) slot.paired = false;

@@ -139,9 +139,11 @@ describe('chat/send/text, send/buttons, react and markread over the sandbox', ()
     expectError(raw, 400, 'invalid_input');
   });
 
-  it('refuses a phone that is not on the network with 404', async () => {
-    expectError(await post(me.id, 'send/text', { phone: '5599000000000', message: 'x' }), 404, 'not_found');
+  it('refuses a phone that is not on the network with 400 "not on WhatsApp" (CONTRACT.md, Webhooks)', async () => {
+    expectError(await post(me.id, 'send/text', { phone: '5599000000000', message: 'x' }), 400, 'invalid_input');
     const stranger = await newPhone(t.api, await newAccount(t.api));
-    expectError(await post(me.id, 'send/text', { phone: stranger.phone, message: 'x' }), 404, 'not_found');
+    const theirs = await post(me.id, 'send/text', { phone: stranger.phone, message: 'x' });
+    expectError(theirs, 400, 'invalid_input');
+    expect(theirs.body.error.message).to.match(/not on WhatsApp/);
   });
 });

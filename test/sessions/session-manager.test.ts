@@ -6,7 +6,7 @@ import type { InstanceQueries } from '../../src/projections/instances/instance-q
 import type { SessionQueries } from '../../src/projections/sessions/session-queries.js';
 import type { SessionStatusDoc } from '../../src/projections/sessions/sessions-projection.js';
 import type { AuthStateStore, ConnectionHandlers, ConnectOptions, MessagingNetwork, NetworkConnection } from '../../src/sessions/port.js';
-import { SessionManager } from '../../src/sessions/session-manager.js';
+import { SessionManager, type SessionHandover } from '../../src/sessions/session-manager.js';
 import type { SessionRecorder } from '../../src/sessions/session-recorder.js';
 import { waitFor } from '../support/sandbox.js';
 
@@ -25,6 +25,7 @@ class FakeSocket {
     const refuse = () => Promise.reject(new Error('not in this fake'));
     return {
       requestPairingCode: refuse,
+      checkNumber: refuse,
       profile: refuse,
       sendText: refuse,
       sendButtons: refuse,
@@ -54,7 +55,7 @@ class FakeNetwork implements MessagingNetwork {
   }
 }
 
-function setup(options: { paired?: { instanceId: string; connected: boolean }[]; canceled?: string[]; rejectCalls?: boolean } = {}) {
+function setup(options: { paired?: { instanceId: string; connected: boolean }[]; canceled?: string[]; rejectCalls?: boolean; handover?: SessionHandover } = {}) {
   const network = new FakeNetwork();
   const recorded: SessionEvent[] = [];
   const cleared: string[] = [];
@@ -94,6 +95,7 @@ function setup(options: { paired?: { instanceId: string; connected: boolean }[];
     random: () => 0.5,
     qrTimeoutMs: 2000,
     openTimeoutMs: 1000,
+    ...(options.handover ? { handover: options.handover } : {}),
   });
   return { manager, network, recorded, cleared, statuses };
 }
@@ -160,7 +162,11 @@ describe('session manager', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(network.connects).to.have.length(1);
     expect(cleared).to.deep.equal([]);
-    expect(recorded.at(-1)).to.deep.equal({ type: 'SessionDisconnected', data: { reason: 'replaced', status_code: 440 } });
+    expect(recorded.at(-1)).to.deep.include({ type: 'SessionDisconnected' });
+    const stop = recorded.at(-1)!.data as { reason: string; status_code: number; message: string };
+    expect(stop).to.include({ reason: 'replaced', status_code: 440 });
+    // A clear stop: the reason says what happened and what to do about it.
+    expect(stop.message).to.match(/another client.*440.*restart/);
     expect(manager.isConnected('A')).to.equal(false);
     // Still paired: a QR would be pointless.
     const qr = await manager.qr('A', 'acc').catch((e: unknown) => e);
@@ -169,6 +175,44 @@ describe('session manager', () => {
     await waitFor(async () => network.connects.length === 2, 'reconnect', 500);
     await network.last().open();
     expect(await restarted).to.equal(true);
+    await manager.shutdown();
+  });
+
+  it('a replaced session whose lease moved to another node is let go quietly (the hand-over seam)', async () => {
+    const asked: string[] = [];
+    const { manager, network, recorded, cleared } = setup({
+      paired: [{ instanceId: 'A', connected: true }, { instanceId: 'B', connected: true }],
+      handover: { movedElsewhere: async (id) => (asked.push(id), id === 'A') },
+    });
+    await manager.start();
+    await tick();
+    await network.sockets[0]!.open();
+    await network.sockets[1]!.open();
+    network.sockets[0]!.close('replaced', 440);
+    network.sockets[1]!.close('replaced', 440);
+    await waitFor(async () => recorded.length === 3, 'the stop of B', 500);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(asked.sort()).to.deep.equal(['A', 'B']);
+    // A moved: nothing recorded for it here, no reconnect, credentials kept for its new owner.
+    expect(recorded.slice(2)).to.have.length(1);
+    expect(recorded[2]!.data).to.include({ reason: 'replaced' });
+    expect(network.connects).to.have.length(2);
+    expect(cleared).to.deep.equal([]);
+    expect(manager.isConnected('A')).to.equal(false);
+    await manager.shutdown();
+  });
+
+  it('stops on a refused client version (405) instead of looping, with the message the driver gave', async () => {
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: true }] });
+    await manager.start();
+    await tick();
+    await network.last().open();
+    const message = 'WhatsApp refused client version 2.3000.1 (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session';
+    network.last().handlers.onClose({ reason: 'client_outdated', statusCode: 405, message });
+    await waitFor(async () => recorded.length === 2, 'recorded', 500);
+    expect(recorded[1]).to.deep.equal({ type: 'SessionDisconnected', data: { reason: 'client_outdated', status_code: 405, message } });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(network.connects).to.have.length(1);
     await manager.shutdown();
   });
 

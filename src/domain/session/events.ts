@@ -10,6 +10,8 @@ export const sessionStream = (instanceId: string) => `session-${instanceId}`;
 
 export const DISCONNECT_REASONS = [
   'connection_closed',
+  /** The network refused the announced client version (405): WHATSAPP_VERSION must change. */
+  'client_outdated',
   'connection_lost',
   'timed_out',
   'restart_required',
@@ -37,7 +39,7 @@ export const BusinessProfile = Type.Object({
 });
 
 export const Media = Type.Object({
-  kind: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document')]),
+  kind: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('document'), Type.Literal('sticker')]),
   url: Str,
   direct_path: OptStr,
   media_key: Str,
@@ -53,10 +55,20 @@ export const Media = Type.Object({
   height: Type.Optional(Type.Integer()),
 });
 
-/** One message as the network carries it, whichever direction. */
+export const MESSAGE_KINDS = ['text', 'media', 'reaction', 'buttons', 'location', 'contact', 'poll', 'edit', 'revoke', 'other'] as const;
+
+/**
+ * One message as the network carries it, whichever direction. `chat` and `sender` are phone-number
+ * jids whenever the mapping from the LID is known (CONTRACT.md, Webhooks, "Addresses"), the LID
+ * otherwise; the LIDs stand beside them.
+ */
 export const NetworkMessage = Type.Object({
   id: Str,
   chat: Str,
+  /** The chat's LID when known (1:1 chats). */
+  chat_lid: OptStr,
+  /** How the network addressed the message: by phone number, or by LID (privacy addressing). */
+  addressing_mode: Type.Optional(Type.Union([Type.Literal('pn'), Type.Literal('lid')])),
   sender: Str,
   /** Phone-number jid of the sender when the network gave one (LID-addressed chats). */
   sender_pn: OptStr,
@@ -66,17 +78,21 @@ export const NetworkMessage = Type.Object({
   is_group: Type.Boolean(),
   push_name: OptStr,
   timestamp_s: Type.Integer(),
-  type: Type.Union([
-    Type.Literal('text'),
-    Type.Literal('media'),
-    Type.Literal('reaction'),
-    Type.Literal('buttons'),
-    Type.Literal('other'),
-  ]),
+  type: Type.Union(MESSAGE_KINDS.map((k) => Type.Literal(k))),
   text: OptStr,
   reply_to: OptStr,
+  /** The quoted message of a reply, as the network carries it inside the reply. */
+  quoted: Type.Optional(Type.Object({ sender: OptStr, text: OptStr })),
+  location: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: OptStr, address: OptStr })),
+  contacts: Type.Optional(Type.Array(Type.Object({ display_name: Str, vcard: Str }))),
+  poll: Type.Optional(Type.Object({ name: Str, options: Type.Array(Str), selectable_count: Type.Integer({ minimum: 0 }) })),
+  /** An edit for everyone: the edited message and its new text (`text`). */
+  edit: Type.Optional(Type.Object({ message_id: Str })),
+  /** A deletion for everyone: the deleted message. */
+  revoke: Type.Optional(Type.Object({ message_id: Str, from_me: Type.Optional(Type.Boolean()), participant: OptStr })),
   media: Type.Optional(Media),
-  reaction: Type.Optional(Type.Object({ message_id: Str, text: Str })),
+  /** `participant`: the author of the reacted message (groups); `from_me`: it was ours. */
+  reaction: Type.Optional(Type.Object({ message_id: Str, text: Str, from_me: Type.Optional(Type.Boolean()), participant: OptStr })),
   buttons: Type.Optional(
     Type.Object({ footer: OptStr, items: Type.Array(Type.Object({ id: Str, text: Str })) }),
   ),
@@ -139,6 +155,8 @@ export const SessionEventSchemas = {
   SessionDisconnected: Type.Object({
     reason: Type.Union(DISCONNECT_REASONS.map((r) => Type.Literal(r))),
     status_code: Type.Optional(Type.Integer()),
+    /** What an operator reads: why it stopped and what to do (a refused version names itself). */
+    message: OptStr,
   }),
   SessionLoggedOut: Type.Object({ by: Type.Union([Type.Literal('user'), Type.Literal('phone'), Type.Literal('network')]) }),
   ProfileUpdated: Type.Object({

@@ -41,6 +41,12 @@ export const ConfigSchema = Type.Object({
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
   /** WhatsApp Web client version Baileys announces, `major.minor.patch`; unset = the pinned default. */
   WHATSAPP_VERSION: Type.Optional(Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' })),
+  /** Deliver status posts (status@broadcast) and newsletters as messages and chats (CONTRACT.md, Webhooks). */
+  RECEIVE_STATUS: Type.Boolean({ default: false }),
+  /** What a WhatsApp session announces: available (contacts' presence flows, the phone stops notifying) or unavailable. */
+  SESSION_PRESENCE: Type.Union([Type.Literal('available'), Type.Literal('unavailable')], { default: 'unavailable' }),
+  /** Days of message history the phone is asked to share at pairing (the chats come whole). */
+  HISTORY_SYNC_DAYS: Type.Integer({ minimum: 0, maximum: 3650, default: 7 }),
   /** Delay of every sandbox delivery; 0 never sleeps (SANDBOX.md, Determinism). */
   SANDBOX_LATENCY_MS: Type.Integer({ minimum: 0, maximum: 60_000, default: 0 }),
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 1000 }),

@@ -24,7 +24,7 @@ export interface SessionStatusDoc extends Document {
   business_name?: string;
   business_profile?: SessionEventData<'ProfileUpdated'>['business'];
   connected_at?: string;
-  last_disconnect?: { reason: string; at: string };
+  last_disconnect?: { reason: string; at: string; message?: string };
 }
 
 const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
@@ -58,7 +58,7 @@ export const sessionsProjection: Projection = {
       }
       case 'SessionDisconnected': {
         const d = event.data as SessionEventData<'SessionDisconnected'>;
-        return [status(event, { connected: false, last_disconnect: { reason: d.reason, at } })];
+        return [status(event, { connected: false, last_disconnect: { reason: d.reason, at, ...(d.message === undefined ? {} : { message: d.message }) } })];
       }
       case 'SessionLoggedOut':
         return [

@@ -1,7 +1,7 @@
-import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
+import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, proto, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { NotConnectedError, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NetworkClose, type NumberCheck, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
@@ -9,10 +9,13 @@ import { chatModification } from './chat-modify.js';
 import { groupsUpsertEvents } from './group-translator.js';
 import { isGroupJid, normalizeJid, toJid } from './jid.js';
 import { LidPairMemory } from './lid-pairs.js';
+import type { NumberDirectory } from './number-directory.js';
 import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
 import { SerialQueue } from './serial-queue.js';
+import { messageContentOf } from './stored-messages.js';
 import type { BaileysSocket } from './socket.js';
+import { formatWaVersion, type WaVersion } from './version.js';
 import { connectedEvent, disconnectReasonOf, translateBatch, translateMessage, type TranslateContext } from './translator.js';
 
 type Batch = Partial<BaileysEventMap>;
@@ -27,6 +30,36 @@ export interface ConnectionDeps {
   groupCache: BoundedCache;
   /** The account unlinked: caches kept for the instance across reconnects are now stale. */
   onUnlinked?: () => void;
+  /** Which numbers are on the network (cached per instance). */
+  numbers: NumberDirectory;
+  /**
+   * What the account announces on open (SESSION_PRESENCE): `available` makes the network send the
+   * watched contacts' presence (it sends none to an account that is offline), at the price of the
+   * phone's own notifications; `unavailable` (default) keeps the phone notified.
+   */
+  presence?: 'available' | 'unavailable';
+  /** How long a chat action waits for the phone's app-state keys after pairing. */
+  appStateKeyWaitMs?: number;
+  /** A message of this session from the stored events: a reply quotes it with author and content. */
+  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
+  /** Days of history kept from the phone's sync (older synced messages are dropped). */
+  historySyncDays?: number;
+  /** The client version announced, named when the network refuses it. */
+  version: WaVersion;
+  /** How long a pairing-code request waits for the network to offer pairing (first QR). */
+  pairingTimeoutMs?: number;
+}
+
+const PAIRING_READY_MS = 20_000;
+const APP_STATE_KEY_WAIT_MS = 15_000;
+const MAX_WATCHED = 1000;
+
+/** Baileys' refusals while the app-state sync key is missing (chats.js, chat-utils.js in rc14). */
+function isMissingAppStateKey(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const data = (error as { data?: unknown }).data;
+  const flagged = typeof data === 'object' && data !== null && (data as { isMissingKey?: unknown }).isMissingKey === true;
+  return flagged || /app ?state key/i.test(error.message);
 }
 
 /**
@@ -43,10 +76,24 @@ export class BaileysConnection implements NetworkConnection {
   private readonly typing = new ChatStateTracker();
   private readonly refreshing = new Set<string>();
   private readonly lidPairs = new LidPairMemory();
+  /** Settles with the first QR of this socket (see requestPairingCode); rejects on close. */
+  private readonly pairingReady: Promise<void>;
+  private settlePairing!: (error?: Error) => void;
+  /** People whose presence this socket subscribed to (bounded): those the integrator talks with. */
+  private readonly watched = new Set<string>();
+  /** Waiters for the app-state sync key the phone shares after pairing. */
+  private appStateKeyWaiters: (() => void)[] = [];
+  /** Counts key arrivals, so a key that arrives while a refused action is on its way back is not missed. */
+  private appStateKeyArrivals = 0;
 
   constructor(private readonly deps: ConnectionDeps) {
     this.events = new SerialQueue((error) => deps.logger.error({ err: error }, 'delivering session events failed'));
     this.creds = new SerialQueue((error) => deps.logger.error({ err: error }, 'saving network credentials failed'));
+    this.pairingReady = new Promise<void>((resolve, reject) => {
+      this.settlePairing = (error) => (error ? reject(error) : resolve());
+    });
+    // Nobody may be waiting for it; a rejection nobody awaits must not crash the process.
+    this.pairingReady.catch(() => undefined);
   }
 
   /** Subscribes to the socket. Called once, right after the socket is made. */
@@ -59,11 +106,15 @@ export class BaileysConnection implements NetworkConnection {
   private onBatch(batch: Batch): void {
     if (!this.unsubscribe) return;
     // Baileys has already merged the update into its creds object; we persist a snapshot.
-    if (batch['creds.update']) this.creds.push(() => this.deps.auth.saveCreds());
+    if (batch['creds.update']) {
+      this.creds.push(() => this.deps.auth.saveCreds());
+      if (batch['creds.update'].myAppStateKeyId) this.appStateKeysArrived();
+    }
     this.rememberGroups(batch);
     try {
       const { events, refreshGroups } = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
       this.typing.observe(events);
+      this.watchSenders(events);
       this.deliver(this.lidPairs.filter(events));
       for (const jid of refreshGroups) this.refreshGroup(jid);
     } catch (error) {
@@ -88,7 +139,10 @@ export class BaileysConnection implements NetworkConnection {
   }
 
   private onConnectionUpdate(update: Partial<ConnectionState>): void {
-    if (update.qr) this.deps.handlers.onQr(update.qr);
+    if (update.qr) {
+      this.settlePairing();
+      this.deps.handlers.onQr(update.qr);
+    }
     if (update.connection === 'open') this.onOpen();
     if (update.connection === 'close') this.onClosed(update.lastDisconnect?.error);
   }
@@ -97,6 +151,9 @@ export class BaileysConnection implements NetworkConnection {
     this.state = 'open';
     const { sock } = this.deps;
     if (sock.user) this.deliver([connectedEvent(sock.user, sock.authState.creds)]);
+    if (this.deps.presence === 'available') {
+      sock.sendPresenceUpdate('available').catch((error: unknown) => this.deps.logger.warn({ err: error }, 'announcing presence failed'));
+    }
     // The groups list is fetched on every open: its answer arrives as a complete `groups.update`
     // (translated like any other) and also covers changes missed while disconnected.
     sock.groupFetchAllParticipating().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'fetching groups failed'));
@@ -108,9 +165,13 @@ export class BaileysConnection implements NetworkConnection {
   }
 
   private onClosed(error: unknown): void {
+    this.settlePairing(new NotConnectedError('the connection closed before the network offered pairing'));
     this.detach();
-    const close = disconnectReasonOf(error);
+    const close: NetworkClose = disconnectReasonOf(error);
     if (close.reason === 'logged_out') this.deps.onUnlinked?.();
+    if (close.reason === 'client_outdated') {
+      close.message = `WhatsApp refused client version ${formatWaVersion(this.deps.version)} (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session`;
+    }
     // Baileys emits the close from inside its own end(), so this end() is normally a no-op; it
     // is kept so the socket is certainly closed (timers, websocket) before the manager, hearing
     // of the close, opens the next one.
@@ -133,15 +194,20 @@ export class BaileysConnection implements NetworkConnection {
    */
   private detach(): void {
     if (!this.unsubscribe) return;
+    this.settlePairing(new NotConnectedError('the connection was closed'));
+    // Closed before the flush: what the flush releases is stored, but nothing new is started for it.
+    this.state = 'closed';
     if (this.deps.sock.ev.isBuffering()) this.deps.sock.ev.flush();
     this.unsubscribe();
     this.unsubscribe = undefined;
-    this.state = 'closed';
   }
 
   private context(): TranslateContext {
     const user = this.deps.sock.user ?? this.deps.sock.authState.creds.me;
-    return user ? { me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) } } : {};
+    const pnOf = this.lidPairs.pnOf;
+    const days = this.deps.historySyncDays;
+    const base: TranslateContext = days === undefined ? { pnOf } : { pnOf, historySinceS: Math.floor(Date.now() / 1000) - days * 86_400 };
+    return user ? { ...base, me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) } } : base;
   }
 
   /** Partial group changes and role changes need the whole group: fetch it, then upsert it. */
@@ -168,6 +234,49 @@ export class BaileysConnection implements NetworkConnection {
     if (changed) this.deps.groupCache.del(changed);
   }
 
+  /**
+   * Subscribes to the presence of the people the integrator is talking with (live 1:1 messages
+   * either way), once per socket: the network sends Presence and ChatPresence only for subscribed
+   * contacts. Bounded, so a busy account does not subscribe to everyone it ever heard from.
+   */
+  private watchSenders(events: SessionEvent[]): void {
+    for (const event of events) {
+      if (event.type !== 'MessageReceived' || event.data.upsert !== 'notify' || event.data.message.is_group) continue;
+      this.watch(event.data.message.chat);
+    }
+  }
+
+  private watch(jid: string): void {
+    if (isGroupJid(jid) || this.watched.has(jid) || this.watched.size >= MAX_WATCHED || this.state !== 'open') return;
+    this.watched.add(jid);
+    this.deps.sock.presenceSubscribe(jid).catch((error: unknown) => {
+      this.watched.delete(jid);
+      this.deps.logger.debug({ err: error, jid }, 'presence subscription failed');
+    });
+  }
+
+  private appStateKeysArrived(): void {
+    this.appStateKeyArrivals++;
+    const waiters = this.appStateKeyWaiters;
+    this.appStateKeyWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Resolves when the phone's app-state key arrives; rejects after the wait, saying what to do. */
+  private appStateKeys(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.appStateKeyWaiters = this.appStateKeyWaiters.filter((w) => w !== done);
+        reject(new Error('the phone has not shared its chat-sync keys yet (right after pairing it takes a moment); retry shortly'));
+      }, this.deps.appStateKeyWaitMs ?? APP_STATE_KEY_WAIT_MS);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.appStateKeyWaiters.push(done);
+    });
+  }
+
   // ---- outbound ------------------------------------------------------------------------------
 
   async requestPairingCode(phone: string): Promise<string> {
@@ -175,10 +284,24 @@ export class BaileysConnection implements NetworkConnection {
     if (!/^\d{7,15}$/.test(digits)) throw new Error('phone must be 7 to 15 digits with country code');
     if (this.state === 'closed') throw new NotConnectedError('the connection is closed');
     if (this.deps.sock.authState.creds.registered) throw new Error('this session is already paired');
-    return this.call(async () => {
-      await this.deps.sock.waitForSocketOpen();
-      return this.deps.sock.requestPairingCode(digits);
+    // Not at websocket open: the Noise handshake is still running then, and requestPairingCode
+    // sets `creds.me`, which turns the handshake's registration into a login the server refuses
+    // (the code never links and the session ends logged out). The server sends the first QR
+    // (pair-device) once it waits for a companion: from then on a code may replace the QR.
+    await this.waitForPairing();
+    return this.call(() => this.deps.sock.requestPairingCode(digits));
+  }
+
+  private async waitForPairing(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the network did not get ready for pairing in time; retry')), this.deps.pairingTimeoutMs ?? PAIRING_READY_MS);
     });
+    try {
+      await Promise.race([this.pairingReady, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async profile(): Promise<ProfileSnapshot> {
@@ -189,14 +312,22 @@ export class BaileysConnection implements NetworkConnection {
     return profile.snapshot;
   }
 
+  async checkNumber(phone: string): Promise<NumberCheck> {
+    this.ensureOpen();
+    return this.call(() => this.deps.numbers.check(phone));
+  }
+
   async sendText(to: string, text: string, options: SendOptions = {}): Promise<NetworkMessage> {
-    const jid = toJid(to);
-    const content: AnyMessageContent = options.replyTo ? { text, contextInfo: quoteOf(jid, options.replyTo) } : { text };
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
+    const content: AnyMessageContent = options.replyTo ? { text, contextInfo: await this.quoteOf(jid, options.replyTo) } : { text };
     return this.send(jid, content);
   }
 
   async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
-    const message = await this.send(toJid(to), { text: buttonsAsText(content) });
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
+    const message = await this.send(jid, { text: buttonsAsText(content) });
     return { message, fallback: BUTTONS_FALLBACK };
   }
 
@@ -213,10 +344,40 @@ export class BaileysConnection implements NetworkConnection {
     await this.call(() => this.deps.sock.readMessages(keys));
   }
 
+  /**
+   * Right after pairing the phone has not shared its app-state keys yet, and Baileys refuses chat
+   * actions until it has: such a refusal waits (bounded) for the keys and is tried once more.
+   */
   async modifyChat(chat: string, action: ChatAction): Promise<void> {
     this.ensureOpen();
     const jid = toJid(chat);
-    await this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+    const modify = () => this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+    const arrivals = this.appStateKeyArrivals;
+    try {
+      await modify();
+    } catch (error) {
+      if (!isMissingAppStateKey(error)) throw error;
+      if (this.appStateKeyArrivals === arrivals) await this.appStateKeys();
+      await modify();
+    }
+  }
+
+  /**
+   * Baileys' re-upload request (updateMediaMessage): the phone that has the media uploads it
+   * again and answers the new direct path. The message is rebuilt from what we stored of it.
+   */
+  async refreshMedia(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined> {
+    this.ensureOpen();
+    const content = messageContentOf(message);
+    if (!message.media || !content) return undefined;
+    const key = {
+      remoteJid: message.chat_lid ?? message.chat,
+      id: message.id,
+      fromMe: message.from_me,
+      ...(message.is_group ? { participant: message.sender_lid ?? message.sender } : {}),
+    };
+    const updated = await this.call(() => this.deps.sock.updateMediaMessage({ key, message: content }));
+    return translateMessage(updated, this.context())?.media;
   }
 
   async groupInviteCode(group: string): Promise<string> {
@@ -259,6 +420,7 @@ export class BaileysConnection implements NetworkConnection {
 
   private async send(jid: string, content: AnyMessageContent): Promise<NetworkMessage> {
     this.ensureOpen();
+    this.watch(jid);
     const sent = await this.call(() => this.deps.sock.sendMessage(jid, content));
     return this.sentMessage(sent);
   }
@@ -267,6 +429,24 @@ export class BaileysConnection implements NetworkConnection {
     const message = sent && translateMessage(sent, this.context());
     if (!message) throw new Error('the network accepted the message but returned no record of it');
     return message;
+  }
+
+  /**
+   * A reply carries the quoted message's id, its author and its content, so the recipient's phone
+   * shows the quote. They come from the stored session events; a message the log no longer holds
+   * (past retention) is quoted by id alone, attributed to the peer of a 1:1 chat.
+   */
+  private async quoteOf(jid: string, replyTo: string): Promise<proto.IContextInfo> {
+    const quoted = await this.deps.storedMessage?.(replyTo).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error }, 'reading the quoted message failed');
+      return undefined;
+    });
+    if (!quoted) {
+      return { stanzaId: replyTo, ...(isGroupJid(jid) ? {} : { participant: normalizeJid(jid) }), quotedMessage: { conversation: '' } };
+    }
+    const me = this.deps.sock.user?.id ?? this.deps.sock.authState.creds.me?.id;
+    const author = quoted.from_me ? normalizeJid(me) : quoted.sender;
+    return { stanzaId: replyTo, ...(author ? { participant: author } : {}), quotedMessage: messageContentOf(quoted) ?? { conversation: '' } };
   }
 
   private ensureOpen(): void {
@@ -286,15 +466,3 @@ export class BaileysConnection implements NetworkConnection {
   }
 }
 
-/**
- * A reply needs the quoted message's id, its author and its content; we keep no message store,
- * so the quote names the message by id, attributes it to the peer in a 1:1 chat, and carries no
- * preview text. WhatsApp links the reply by id; the preview shows empty.
- */
-function quoteOf(jid: string, replyTo: string) {
-  return {
-    stanzaId: replyTo,
-    ...(isGroupJid(jid) ? {} : { participant: normalizeJid(jid) }),
-    quotedMessage: { conversation: '' },
-  };
-}

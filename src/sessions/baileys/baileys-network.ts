@@ -1,9 +1,12 @@
-import { Browsers, makeWASocket, type GroupMetadata } from '@whiskeysockets/baileys';
+import { Browsers, makeWASocket, proto, type GroupMetadata } from '@whiskeysockets/baileys';
+import { isBroadcastChat } from '../../domain/session/broadcasts.js';
 import type { Logger } from 'pino';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
+import { NumberDirectory } from './number-directory.js';
+import { messageContentOf } from './stored-messages.js';
 import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
 
@@ -13,6 +16,14 @@ export interface BaileysNetworkOptions {
   logger: Logger;
   /** Shown on the phone under "Linked devices"; default "Chrome" (on Mac OS, Baileys' default). */
   browserName?: string;
+  /** Days of message history kept from the phone's sync at pairing (HISTORY_SYNC_DAYS); 0 asks for none. */
+  historySyncDays?: number;
+  /** Deliver status posts and newsletters (RECEIVE_STATUS); otherwise Baileys does not even decrypt them. */
+  receiveStatus?: boolean;
+  /** What the account announces on open (SESSION_PRESENCE; see BaileysConnection). */
+  presence?: 'available' | 'unavailable';
+  /** How long a chat action waits for the phone's app-state keys after pairing. */
+  appStateKeyWaitMs?: number;
   /** Replaces Baileys' makeWASocket, for tests of the wiring; production leaves it unset. */
   makeSocket?: SocketFactory;
 }
@@ -30,9 +41,12 @@ interface InstanceCaches {
   callOffer: BoundedCache;
   placeholderResend: BoundedCache;
   groups: BoundedCache;
+  /** onWhatsApp answers, so only the first send to a number asks the network. */
+  numbers: BoundedCache;
 }
 
 const MINUTE = 60_000;
+const DEFAULT_HISTORY_DAYS = 7;
 
 /**
  * The real network. Each connect() makes one Baileys socket for one instance; the session
@@ -44,13 +58,14 @@ export class BaileysNetwork implements MessagingNetwork {
 
   constructor(private readonly options: BaileysNetworkOptions) {}
 
-  async connect({ instanceId, auth: store, handlers }: ConnectOptions): Promise<NetworkConnection> {
+  async connect({ instanceId, auth: store, handlers, storedMessage }: ConnectOptions): Promise<NetworkConnection> {
     const logger = this.options.logger.child({ module: 'baileys', instance_id: instanceId }, { level: 'warn' });
     // The signal-key read cache lives per connection, not per instance: the manager may wipe the
     // store between connections (logout), and a cache outliving that would serve dead keys.
     const auth = await baileysAuthState(store, { logger });
     const caches = this.cachesOf(instanceId);
     const make = this.options.makeSocket ?? makeWASocket;
+    const historyDays = this.options.historySyncDays ?? DEFAULT_HISTORY_DAYS;
     const sock = make({
       auth: auth.state,
       version: this.options.version,
@@ -61,10 +76,21 @@ export class BaileysNetwork implements MessagingNetwork {
       // Our API sends are recorded from sendMessage's result (MessageSent origin 'api'); Baileys'
       // echo of them as an 'append' upsert would store them a second time as 'device'.
       emitOwnEvents: false,
-      // We keep no message store. Baileys answers retry requests for messages it sent recently
-      // from its own bounded cache (enableRecentMessageCache, on by default); older ones cannot
-      // be re-sent by any gateway that does not keep contents, so this says "not found".
-      getMessage: async () => undefined,
+      // Chosen on purpose: a full sync makes the phone upload years of history, which the gateway
+      // would then drop; the recent sync brings the chats and recent messages, trimmed to
+      // HISTORY_SYNC_DAYS by the connection (the registration payload has no days setting in rc14).
+      syncFullHistory: false,
+      shouldSyncHistoryMessage: ({ syncType }) => historyDays > 0 && syncType !== proto.HistorySync.HistorySyncType.FULL,
+      // Status posts and channels are not conversations (CONTRACT.md); ignored jids are acked unread.
+      ...(this.options.receiveStatus ? {} : { shouldIgnoreJid: (jid: string) => isBroadcastChat(jid) }),
+      // A recipient's retry request for a message older than Baileys' recent-send cache is
+      // answered from the instance's stored session events (while retention keeps the content).
+      getMessage: async (key) => {
+        if (!key.id || !storedMessage) return undefined;
+        const stored = await storedMessage(key.id).catch((error: unknown) => logger.warn({ err: error }, 'reading a stored message failed'));
+        // Only ours: a retry request is for a message this account sent.
+        return stored && stored.from_me ? messageContentOf(stored) : undefined;
+      },
       cachedGroupMetadata: async (jid) => caches.groups.get<GroupMetadata>(jid),
       msgRetryCounterCache: caches.msgRetryCounter,
       userDevicesCache: caches.userDevices,
@@ -77,6 +103,12 @@ export class BaileysNetwork implements MessagingNetwork {
       handlers,
       logger,
       groupCache: caches.groups,
+      version: this.options.version,
+      ...(storedMessage ? { storedMessage } : {}),
+      historySyncDays: historyDays,
+      ...(this.options.presence ? { presence: this.options.presence } : {}),
+      ...(this.options.appStateKeyWaitMs !== undefined ? { appStateKeyWaitMs: this.options.appStateKeyWaitMs } : {}),
+      numbers: new NumberDirectory((...jids) => sock.onWhatsApp(...jids), caches.numbers),
       // Device lists and group metadata of an unlinked account must not serve its successor.
       onUnlinked: () => this.forget(instanceId),
     });
@@ -100,6 +132,8 @@ export class BaileysNetwork implements MessagingNetwork {
         callOffer: new BoundedCache({ max: 100, ttlMs: 5 * MINUTE }),
         placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * MINUTE }),
         groups: new BoundedCache({ max: 500, ttlMs: 5 * MINUTE }),
+        // An hour: numbers rarely join or leave, and a number registered meanwhile is seen within it.
+        numbers: new BoundedCache({ max: 10_000, ttlMs: 60 * MINUTE }),
       };
       this.caches.set(instanceId, caches);
     }

@@ -1,7 +1,7 @@
 import { isRealMessage, proto, shouldIncrementChatUnread, type BaileysEventMap, type Chat, type ChatUpdate } from '@whiskeysockets/baileys';
 import type { SessionEvent, SessionEventData } from '../../domain/session/events.js';
 import { compact } from './compact.js';
-import { normalizeJid, toInt, type ProtoInt } from './jid.js';
+import { isLid, isPhoneJid, normalizeJid, toInt, type ProtoInt } from './jid.js';
 import { messageLidPairs, uniquePairs } from './lid-pairs.js';
 import { translateMessage, type TranslateContext } from './message-translator.js';
 
@@ -25,9 +25,20 @@ export function muteEndMs(value: ProtoInt): number | undefined {
   return n < 1e11 ? n * 1000 : n;
 }
 
+/**
+ * A chat's jid as the chat list keys it: a person by phone jid whenever the pair is known (the
+ * chat's own `pnJid`, or a pair learned before), so one person is one chat (CONTRACT.md, "Addresses").
+ */
+function chatJid(id: string | null | undefined, ctx: TranslateContext, pnJid?: string | null): string | undefined {
+  const jid = normalizeJid(id);
+  if (!jid || !isLid(jid)) return jid;
+  const pn = normalizeJid(pnJid);
+  return (pn && isPhoneJid(pn) ? pn : ctx.pnOf?.(jid)) ?? jid;
+}
+
 /** A chat as the network describes it in history and upserts (counts are absolute there). */
-export function chatInfoOf(chat: Chat): ChatInfo | undefined {
-  const jid = normalizeJid(chat.id);
+export function chatInfoOf(chat: Chat, ctx: TranslateContext = {}): ChatInfo | undefined {
+  const jid = chatJid(chat.id, ctx, chat.pnJid);
   if (!jid) return undefined;
   return compact<ChatInfo>({
     jid,
@@ -47,8 +58,8 @@ function lastMessageSeconds(chat: Chat): number | undefined {
   return toInt(chat.conversationTimestamp) || toInt(chat.lastMsgTimestamp) || toInt(chat.lastMessageRecvTimestamp) || undefined;
 }
 
-export function chatsUpsertEvents(chats: BaileysEventMap['chats.upsert']): SessionEvent[] {
-  const infos = chats.map(chatInfoOf).filter((c): c is ChatInfo => !!c);
+export function chatsUpsertEvents(chats: BaileysEventMap['chats.upsert'], ctx: TranslateContext = {}): SessionEvent[] {
+  const infos = chats.map((c) => chatInfoOf(c, ctx)).filter((c): c is ChatInfo => !!c);
   return infos.length ? [{ type: 'ChatsUpserted', data: { chats: infos } }] : [];
 }
 
@@ -67,11 +78,15 @@ export function chatsUpsertEvents(chats: BaileysEventMap['chats.upsert']): Sessi
  * arrived while we were offline (`append`), or whose upsert Baileys released in another batch.
  * Without this every live message would be counted twice.
  */
-export function chatUpdateEvents(updates: BaileysEventMap['chats.update'], liveIncrements: ReadonlyMap<string, number> = new Map()): SessionEvent[] {
+export function chatUpdateEvents(
+  updates: BaileysEventMap['chats.update'],
+  liveIncrements: ReadonlyMap<string, number> = new Map(),
+  ctx: TranslateContext = {},
+): SessionEvent[] {
   const unaccounted = new Map(liveIncrements);
   const events: SessionEvent[] = [];
   for (const update of updates) {
-    const jid = normalizeJid(update.id);
+    const jid = chatJid(update.id, ctx);
     if (!jid) continue;
     const changes = chatChanges(update);
     if (changes.unread_delta !== undefined) {
@@ -91,12 +106,13 @@ export function chatUpdateEvents(updates: BaileysEventMap['chats.update'], liveI
  * Baileys' own rule (a real message, not ours, not a stub), so they can be told apart from the
  * increments of messages consumers do not count.
  */
-export function liveUnreadIncrements(upsert: BaileysEventMap['messages.upsert'] | undefined): Map<string, number> {
+export function liveUnreadIncrements(upsert: BaileysEventMap['messages.upsert'] | undefined, ctx: TranslateContext = {}): Map<string, number> {
   const counts = new Map<string, number>();
   if (!upsert || upsert.type !== 'notify') return counts;
   for (const message of upsert.messages) {
     if (!message.key.remoteJid || !isRealMessage(message) || !shouldIncrementChatUnread(message)) continue;
-    const chat = normalizeJid(message.key.remoteJid);
+    // Keyed as the messages' chats are, so the increments meet their chat updates.
+    const chat = chatJid(message.key.remoteJid, ctx, message.key.remoteJidAlt);
     if (chat) counts.set(chat, (counts.get(chat) ?? 0) + 1);
   }
   return counts;
@@ -121,9 +137,9 @@ function chatChanges(update: ChatUpdate): ChatChanges {
   return changes;
 }
 
-export function chatsDeleteEvents(jids: BaileysEventMap['chats.delete']): SessionEvent[] {
+export function chatsDeleteEvents(jids: BaileysEventMap['chats.delete'], ctx: TranslateContext = {}): SessionEvent[] {
   return jids
-    .map((id) => normalizeJid(id))
+    .map((id) => chatJid(id, ctx))
     .filter((jid): jid is string => !!jid)
     .map((jid) => ({ type: 'ChatUpdated', data: { jid, changes: { deleted: true } } }));
 }
@@ -138,11 +154,16 @@ export function chatsDeleteEvents(jids: BaileysEventMap['chats.delete']): Sessio
  * webhook carries the synced conversations, and the chats read model takes them from this event
  * (as from the sandbox's); a second event with the same chats would store them twice.
  */
-export function historyEvents(set: BaileysEventMap['messaging-history.set'], ctx: TranslateContext): SessionEvent[] {
-  const chats = set.chats.map(chatInfoOf).filter((c): c is ChatInfo => !!c);
+export function historyEvents(set: BaileysEventMap['messaging-history.set'], outer: TranslateContext): SessionEvent[] {
+  const pairs = lidPairs(set);
+  // The chunk's own pairs address its chats and messages, so the history keys people as live does.
+  const known = new Map(pairs.map((p) => [p.lid, p.pn]));
+  const ctx: TranslateContext = { ...outer, pnOf: (lid) => known.get(lid) ?? outer.pnOf?.(lid) };
+  const chats = set.chats.map((c) => chatInfoOf(c, ctx)).filter((c): c is ChatInfo => !!c);
+  const since = outer.historySinceS ?? 0;
   const messages = set.messages
     .map((m) => translateMessage(m, ctx))
-    .filter((m): m is NonNullable<typeof m> => !!m);
+    .filter((m): m is NonNullable<typeof m> => !!m && m.timestamp_s >= since);
   const header = compact({
     sync_type: syncTypeName(set.syncType),
     progress: set.progress === null || set.progress === undefined ? undefined : clampPercent(set.progress),
@@ -160,7 +181,6 @@ export function historyEvents(set: BaileysEventMap['messaging-history.set'], ctx
       },
     });
   }
-  const pairs = lidPairs(set);
   if (pairs.length) events.push({ type: 'LidMappingLearned', data: { pairs } });
   return events;
 }

@@ -54,8 +54,12 @@ export function lidMappingEvent(pairs: LidPair[]): SessionEvent[] {
  */
 export class LidPairMemory {
   private readonly known = new Set<string>();
+  /** LID → phone jid of the pairs reported, so later LID-only happenings are keyed by phone. */
+  private readonly phones = new Map<string, string>();
 
   constructor(private readonly max = 10_000) {}
+
+  readonly pnOf = (lid: string): string | undefined => this.phones.get(lid);
 
   /** The events without the pairs reported before; a LidMappingLearned left empty is dropped. */
   filter(events: SessionEvent[]): SessionEvent[] {
@@ -65,13 +69,20 @@ export class LidPairMemory {
         out.push(event);
         continue;
       }
-      const fresh = event.data.pairs.filter((pair) => this.learn(`${pair.pn}|${pair.lid}`));
+      const fresh = event.data.pairs.filter((pair) => this.learn(pair));
       if (fresh.length) out.push({ type: 'LidMappingLearned', data: { pairs: fresh } });
     }
     return out;
   }
 
-  private learn(key: string): boolean {
+  private learn(pair: LidPair): boolean {
+    const key = `${pair.pn}|${pair.lid}`;
+    this.phones.delete(pair.lid);
+    this.phones.set(pair.lid, pair.pn);
+    if (this.phones.size > this.max) {
+      const oldest = this.phones.keys().next().value;
+      if (oldest !== undefined) this.phones.delete(oldest);
+    }
     if (this.known.has(key)) return false;
     this.known.add(key);
     if (this.known.size > this.max) {

@@ -1,8 +1,8 @@
 import {
+  proto,
   getContentType,
   getUrlFromDirectPath,
   normalizeMessageContent,
-  type proto,
   type WAMessage,
   type WAMessageKey,
 } from '@whiskeysockets/baileys';
@@ -14,41 +14,69 @@ import { base64, identityOf, isGroupJid, isLid, isPhoneJid, normalizeJid, toInt,
 export interface TranslateContext {
   /** The connected account: sender of our own messages and of ReadSelf receipts. */
   me?: { jid: string; lid?: string };
+  /** Synced history older than this (unix seconds) is not kept (HISTORY_SYNC_DAYS). */
+  historySinceS?: number;
+  /** The phone jid of a LID, when the network told this connection the pair before. */
+  pnOf?: (lid: string) => string | undefined;
+}
+
+/** A person's jid as webhooks and the chat list key them: the phone jid whenever it is known. */
+export function addressOf(jid: string, ctx: TranslateContext, alternate?: string | null): Identity & { address: string } {
+  const identity = identityOf(jid, alternate);
+  if (identity.lid && !identity.pn) {
+    const pn = ctx.pnOf?.(identity.lid);
+    if (pn) identity.pn = pn;
+  }
+  return { ...identity, address: identity.pn ?? identity.jid };
 }
 
 type Media = NonNullable<NetworkMessage['media']>;
-type Body = Pick<NetworkMessage, 'type' | 'text' | 'reply_to' | 'media' | 'reaction' | 'buttons'>;
+type Body = Pick<
+  NetworkMessage,
+  'type' | 'text' | 'reply_to' | 'quoted' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke'
+>;
 type ButtonItem = { id: string; text: string };
 
 /**
  * One Baileys message as our NetworkMessage, or undefined when it is not a user-visible message:
  * stubs without content (group notices, which arrive as their own events; undecryptable
- * placeholders, which Baileys re-delivers once decrypted) and protocol messages (revokes, history
- * sync notifications, key shares).
+ * placeholders, which Baileys re-delivers once decrypted) and protocol messages other than edits
+ * and deletions for everyone (history sync notifications, key shares).
+ *
+ * A person is named by phone jid whenever the pair is known (CONTRACT.md, "Addresses"): from the
+ * key's alternate jid (Baileys 7 sends it with LID-addressed messages) or from pairs learned earlier.
  */
-export function translateMessage(msg: WAMessage, ctx: TranslateContext): NetworkMessage | undefined {
+export function translateMessage(msg: WAMessage, outer: TranslateContext): NetworkMessage | undefined {
   const key = msg.key;
-  const chat = normalizeJid(key.remoteJid);
-  if (!chat || !key.id) return undefined;
+  const ctx = withOwnPairs(outer, key);
+  const rawChat = normalizeJid(key.remoteJid);
+  if (!rawChat || !key.id) return undefined;
   const content = normalizeMessageContent(msg.message);
   const contentType = getContentType(content ?? undefined);
-  if (!content || !contentType || contentType === 'protocolMessage') return undefined;
+  if (!content || !contentType) return undefined;
+  const body = bodyOf(content, ctx);
+  if (!body) return undefined;
 
+  const isGroup = isGroupJid(rawChat);
+  const peer = isGroup ? undefined : addressOf(rawChat, ctx, key.remoteJidAlt);
   const fromMe = key.fromMe === true;
-  const sender = senderOf(key, msg.participant, chat, fromMe, ctx);
+  const sender = senderOf(key, msg.participant, rawChat, fromMe, ctx);
+  const mode = key.addressingMode === 'lid' || key.addressingMode === 'pn' ? key.addressingMode : undefined;
   return compact<NetworkMessage>({
     id: key.id,
-    chat,
-    sender: sender.jid,
+    chat: peer?.address ?? rawChat,
+    chat_lid: peer?.lid,
+    addressing_mode: mode ?? (isLid(key.participant || rawChat) ? 'lid' : undefined),
+    sender: sender.pn ?? sender.jid,
     sender_pn: sender.pn,
     sender_lid: sender.lid,
     from_me: fromMe,
-    is_group: isGroupJid(chat),
+    is_group: isGroup,
     push_name: msg.pushName ?? undefined,
     // Messages always carry a timestamp on the wire; 0 marks the impossible case instead of
     // inventing a time in a pure function.
     timestamp_s: toInt(msg.messageTimestamp) ?? 0,
-    ...bodyOf(content),
+    ...body,
   });
 }
 
@@ -67,7 +95,7 @@ function senderOf(
   const participant = key.participant || infoParticipant || undefined;
   if (fromMe) {
     const me = ctx.me;
-    const identity = identityOf(participant ?? me?.jid ?? chat, participant ? key.participantAlt : undefined);
+    const identity: Identity = addressOf(participant ?? me?.jid ?? chat, ctx, participant ? key.participantAlt : undefined);
     if (me) {
       const meJid = normalizeJid(me.jid);
       if (isPhoneJid(meJid)) identity.pn ??= meJid;
@@ -76,40 +104,138 @@ function senderOf(
     }
     return identity;
   }
-  if (participant) return identityOf(participant, key.participantAlt);
-  return identityOf(chat, key.remoteJidAlt);
+  if (participant) return addressOf(participant, ctx, key.participantAlt);
+  return addressOf(chat, ctx, key.remoteJidAlt);
 }
 
-function bodyOf(content: proto.IMessage): Body {
+/** The message's own key tells a pair (LID and alternate): it serves the keys inside it too. */
+function withOwnPairs(ctx: TranslateContext, key: WAMessageKey): TranslateContext {
+  const own = new Map<string, string>();
+  for (const [a, b] of [
+    [key.remoteJid, key.remoteJidAlt],
+    [key.participant, key.participantAlt],
+  ] as const) {
+    const identity = a && b ? identityOf(a, b) : undefined;
+    if (identity?.lid && identity.pn) own.set(identity.lid, identity.pn);
+  }
+  if (own.size === 0) return ctx;
+  return { ...ctx, pnOf: (lid) => own.get(lid) ?? ctx.pnOf?.(lid) };
+}
+
+/** What the message says; undefined for protocol messages that are not edits or deletions. */
+function bodyOf(content: proto.IMessage, ctx: TranslateContext): Body | undefined {
+  if (content.protocolMessage) return protocolBody(content.protocolMessage, ctx);
   if (content.conversation) return { type: 'text', text: content.conversation };
   const ext = content.extendedTextMessage;
-  if (ext) return compact<Body>({ type: 'text', text: ext.text ?? '', reply_to: replyTo(ext.contextInfo) });
+  if (ext) return compact<Body>({ type: 'text', text: ext.text ?? '', ...quoteOf(ext.contextInfo, ctx) });
 
-  if (content.imageMessage) return mediaBody(content.imageMessage, imageMedia(content.imageMessage));
-  if (content.videoMessage) return mediaBody(content.videoMessage, videoMedia(content.videoMessage));
-  if (content.audioMessage) return mediaBody(content.audioMessage, audioMedia(content.audioMessage));
-  if (content.documentMessage) return mediaBody(content.documentMessage, documentMedia(content.documentMessage));
+  if (content.imageMessage) return mediaBody(content.imageMessage, imageMedia(content.imageMessage), ctx);
+  if (content.videoMessage) return mediaBody(content.videoMessage, videoMedia(content.videoMessage), ctx);
+  if (content.audioMessage) return mediaBody(content.audioMessage, audioMedia(content.audioMessage), ctx);
+  if (content.documentMessage) return mediaBody(content.documentMessage, documentMedia(content.documentMessage), ctx);
+  if (content.stickerMessage) return mediaBody(content.stickerMessage, stickerMedia(content.stickerMessage), ctx);
 
   const reaction = content.reactionMessage;
   if (reaction) {
-    // An empty text is how WhatsApp removes a reaction.
-    return { type: 'reaction', reaction: { message_id: reaction.key?.id ?? '', text: reaction.text ?? '' } };
+    // An empty text is how WhatsApp removes a reaction. In a group the reacted message's author
+    // is in the key's participant: without it a client cannot tell which message of that id.
+    const author = reaction.key?.participant ? addressOf(reaction.key.participant, ctx).address : undefined;
+    return {
+      type: 'reaction',
+      reaction: compact({ message_id: reaction.key?.id ?? '', text: reaction.text ?? '', from_me: reaction.key?.fromMe ?? undefined, participant: author }),
+    };
   }
-  return buttonsBody(content) ?? { type: 'other' };
+  return otherKinds(content, ctx) ?? buttonsBody(content, ctx) ?? { type: 'other' };
 }
 
-function replyTo(context: proto.IContextInfo | null | undefined): string | undefined {
-  return context?.stanzaId || undefined;
+const ProtocolType = proto.Message.ProtocolMessage.Type;
+
+/**
+ * Edits and deletions for everyone travel as protocol messages naming the changed message by key
+ * (an edit wrapped in `editedMessage`, which normalizeMessageContent unwraps). Other protocol
+ * messages (history sync notifications, key shares, ephemeral settings) are not messages.
+ */
+function protocolBody(p: proto.Message.IProtocolMessage, ctx: TranslateContext): Body | undefined {
+  const id = p.key?.id;
+  if (!id) return undefined;
+  if (p.type === ProtocolType.REVOKE) {
+    const participant = p.key?.participant ? addressOf(p.key.participant, ctx).address : undefined;
+    return { type: 'revoke', revoke: compact({ message_id: id, from_me: p.key?.fromMe ?? undefined, participant }) };
+  }
+  if (p.type === ProtocolType.MESSAGE_EDIT) {
+    const edited = normalizeMessageContent(p.editedMessage);
+    return { type: 'edit', edit: { message_id: id }, text: textOf(edited) ?? '' };
+  }
+  return undefined;
+}
+
+/** The text a message shows: its text, or a media caption. */
+function textOf(m: proto.IMessage | null | undefined): string | undefined {
+  if (!m) return undefined;
+  return (
+    m.conversation ||
+    m.extendedTextMessage?.text ||
+    m.imageMessage?.caption ||
+    m.videoMessage?.caption ||
+    m.documentMessage?.caption ||
+    undefined
+  );
+}
+
+function otherKinds(content: proto.IMessage, ctx: TranslateContext): Body | undefined {
+  const loc = content.locationMessage ?? content.liveLocationMessage;
+  if (loc) {
+    const name = 'name' in loc ? loc.name : undefined;
+    const address = 'address' in loc ? loc.address : undefined;
+    return compact<Body>({
+      type: 'location',
+      location: compact({ latitude: loc.degreesLatitude ?? 0, longitude: loc.degreesLongitude ?? 0, name: name || undefined, address: address || undefined }),
+      ...quoteOf(loc.contextInfo, ctx),
+    });
+  }
+  const card = content.contactMessage;
+  if (card) return compact<Body>({ type: 'contact', contacts: [{ display_name: card.displayName ?? '', vcard: card.vcard ?? '' }], ...quoteOf(card.contextInfo, ctx) });
+  const cards = content.contactsArrayMessage;
+  if (cards) {
+    return compact<Body>({
+      type: 'contact',
+      contacts: (cards.contacts ?? []).map((c) => ({ display_name: c.displayName ?? '', vcard: c.vcard ?? '' })),
+      ...quoteOf(cards.contextInfo, ctx),
+    });
+  }
+  const poll = content.pollCreationMessage ?? content.pollCreationMessageV2 ?? content.pollCreationMessageV3;
+  if (poll) {
+    return compact<Body>({
+      type: 'poll',
+      poll: { name: poll.name ?? '', options: (poll.options ?? []).map((o) => o.optionName ?? ''), selectable_count: Math.max(0, poll.selectableOptionsCount ?? 0) },
+      ...quoteOf(poll.contextInfo, ctx),
+    });
+  }
+  return undefined;
+}
+
+/**
+ * A reply names the quoted message by id and carries its author (`participant`) and a copy of its
+ * content: both go to the webhook, so an integrator can show the quote without a message store.
+ */
+function quoteOf(context: proto.IContextInfo | null | undefined, ctx: TranslateContext): Pick<Body, 'reply_to' | 'quoted'> {
+  const reply_to = context?.stanzaId || undefined;
+  if (!reply_to) return {};
+  const sender = context?.participant ? addressOf(context.participant, ctx).address : undefined;
+  const text = textOf(normalizeMessageContent(context?.quotedMessage));
+  const quoted = compact({ sender, text });
+  return Object.keys(quoted).length ? { reply_to, quoted } : { reply_to };
 }
 
 /** Media we cannot describe for download (no key, no hash, no location) is kept as 'other'. */
 function mediaBody(
   source: { contextInfo?: proto.IContextInfo | null; caption?: string | null },
   media: Media | undefined,
+  ctx: TranslateContext,
 ): Body {
-  const reply_to = replyTo(source.contextInfo);
-  if (!media) return compact<Body>({ type: 'other', text: source.caption || undefined, reply_to });
-  return compact<Body>({ type: 'media', media, reply_to });
+  const quote = quoteOf(source.contextInfo, ctx);
+  if (!media) return compact<Body>({ type: 'other', text: source.caption || undefined, ...quote });
+  return compact<Body>({ type: 'media', media, ...quote });
 }
 
 type CommonMedia = {
@@ -165,6 +291,11 @@ function audioMedia(m: proto.Message.IAudioMessage): Media | undefined {
   return base && compact({ ...base, seconds: m.seconds ?? undefined, ptt: m.ptt ?? undefined });
 }
 
+function stickerMedia(m: proto.Message.IStickerMessage): Media | undefined {
+  const base = commonMedia('sticker', m, 'image/webp');
+  return base && compact({ ...base, width: m.width ?? undefined, height: m.height ?? undefined });
+}
+
 function documentMedia(m: proto.Message.IDocumentMessage): Media | undefined {
   const base = commonMedia('document', m, 'application/octet-stream');
   return base && compact({ ...base, caption: m.caption || undefined, file_name: m.fileName || m.title || undefined });
@@ -175,7 +306,7 @@ function documentMedia(m: proto.Message.IDocumentMessage): Media | undefined {
  * button arrives as a response message, which we carry as a 'buttons' message holding only the
  * chosen button, its label as text, and `reply_to` pointing at the card.
  */
-function buttonsBody(content: proto.IMessage): Body | undefined {
+function buttonsBody(content: proto.IMessage, ctx: TranslateContext): Body | undefined {
   const card = content.buttonsMessage;
   if (card) {
     const items = (card.buttons ?? []).map((b) => ({ id: b.buttonId ?? '', text: b.buttonText?.displayText ?? '' }));
@@ -198,11 +329,11 @@ function buttonsBody(content: proto.IMessage): Body | undefined {
   }
   const response = content.buttonsResponseMessage;
   if (response) {
-    return selected(response.selectedButtonId, response.selectedDisplayText, response.contextInfo);
+    return selected(response.selectedButtonId, response.selectedDisplayText, response.contextInfo, ctx);
   }
   const templateReply = content.templateButtonReplyMessage;
   if (templateReply) {
-    return selected(templateReply.selectedId, templateReply.selectedDisplayText, templateReply.contextInfo);
+    return selected(templateReply.selectedId, templateReply.selectedDisplayText, templateReply.contextInfo, ctx);
   }
   return undefined;
 }
@@ -215,11 +346,11 @@ function buttons(text: string | null | undefined, footer: string | null | undefi
   });
 }
 
-function selected(id: string | null | undefined, text: string | null | undefined, context: proto.IContextInfo | null | undefined): Body {
+function selected(id: string | null | undefined, text: string | null | undefined, context: proto.IContextInfo | null | undefined, ctx: TranslateContext): Body {
   return compact<Body>({
     type: 'buttons',
     text: text || undefined,
-    reply_to: replyTo(context),
+    reply_to: quoteOf(context, ctx).reply_to,
     buttons: { items: [{ id: id ?? '', text: text ?? '' }] },
   });
 }

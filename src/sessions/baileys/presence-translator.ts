@@ -2,6 +2,7 @@ import type { BaileysEventMap } from '@whiskeysockets/baileys';
 import type { SessionEvent } from '../../domain/session/events.js';
 import { compact } from './compact.js';
 import { isGroupJid, normalizeJid, toInt } from './jid.js';
+import { addressOf, type TranslateContext } from './message-translator.js';
 
 /** Whether `sender` was last seen composing or recording in `chat` (see ChatStateTracker). */
 export type WasTyping = (chat: string, sender: string) => boolean;
@@ -14,12 +15,15 @@ export type WasTyping = (chat: string, sender: string) => boolean;
  * 1:1 chat, "available" or "unavailable" right after typing also ends the typing, which the
  * caller tells us through `wasTyping`.
  */
-export function presenceEvents(update: BaileysEventMap['presence.update'], wasTyping: WasTyping): SessionEvent[] {
-  const chat = normalizeJid(update.id);
-  if (!chat) return [];
+export function presenceEvents(update: BaileysEventMap['presence.update'], wasTyping: WasTyping, ctx: TranslateContext = {}): SessionEvent[] {
+  const rawChat = normalizeJid(update.id);
+  if (!rawChat) return [];
+  // People by phone jid when the pair is known, as messages key them (CONTRACT.md, "Addresses").
+  const chat = addressOf(rawChat, ctx).address;
   const events: SessionEvent[] = [];
   for (const [participant, data] of Object.entries(update.presences)) {
-    const sender = normalizeJid(participant) ?? chat;
+    const raw = normalizeJid(participant);
+    const sender = raw ? addressOf(raw, ctx).address : chat;
     const state = data.lastKnownPresence;
     if (state === 'composing' || state === 'recording' || state === 'paused') {
       events.push({ type: 'ChatPresenceUpdated', data: { chat, sender, state } });

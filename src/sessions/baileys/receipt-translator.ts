@@ -1,7 +1,13 @@
 import { proto, type BaileysEventMap } from '@whiskeysockets/baileys';
 import type { SessionEvent, SessionEventData } from '../../domain/session/events.js';
 import { normalizeJid, toInt } from './jid.js';
-import type { TranslateContext } from './message-translator.js';
+import { addressOf, type TranslateContext } from './message-translator.js';
+
+/** A chat or person as webhooks key them: the phone jid whenever the pair is known. */
+function personal(jid: string | null | undefined, ctx: TranslateContext, alternate?: string | null): string | undefined {
+  const normalized = normalizeJid(jid);
+  return normalized ? addressOf(normalized, ctx, alternate).address : undefined;
+}
 
 type Receipt = SessionEventData<'ReceiptReceived'>;
 type ReceiptState = Receipt['state'];
@@ -19,11 +25,11 @@ export function messageUpdateReceipts(updates: BaileysEventMap['messages.update'
   const receipts: Receipt[] = [];
   for (const { key, update } of updates) {
     const status = update.status;
-    const chat = normalizeJid(key.remoteJid);
+    const chat = personal(key.remoteJid, ctx, key.remoteJidAlt);
     if (status === null || status === undefined || !chat || !key.id) continue;
     const state = key.fromMe ? ourMessageState(status) : status >= Status.READ ? 'ReadSelf' : undefined;
     if (!state) continue;
-    const sender = state === 'ReadSelf' ? normalizeJid(ctx.me?.jid) ?? chat : normalizeJid(key.participant) ?? chat;
+    const sender = state === 'ReadSelf' ? normalizeJid(ctx.me?.jid) ?? chat : personal(key.participant, ctx, key.participantAlt) ?? chat;
     receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s: toInt(update.messageTimestamp) ?? 0 });
   }
   return grouped(receipts);
@@ -44,9 +50,11 @@ export function userReceiptEvents(updates: BaileysEventMap['message-receipt.upda
   const me = [normalizeJid(ctx.me?.jid), normalizeJid(ctx.me?.lid)].filter((j): j is string => !!j);
   const receipts: Receipt[] = [];
   for (const { key, receipt } of updates) {
-    const chat = normalizeJid(key.remoteJid);
-    const sender = normalizeJid(receipt.userJid);
-    if (!chat || !sender || !key.id) continue;
+    const chat = personal(key.remoteJid, ctx, key.remoteJidAlt);
+    const raw = normalizeJid(receipt.userJid);
+    if (!chat || !raw || !key.id) continue;
+    // Our own read is recognised by either identity; anyone else is named by phone jid when known.
+    const sender = me.includes(raw) ? raw : (personal(raw, ctx) ?? raw);
     const read = toInt(receipt.readTimestamp) || toInt(receipt.playedTimestamp);
     const delivered = toInt(receipt.receiptTimestamp);
     let state: ReceiptState;

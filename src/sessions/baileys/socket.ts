@@ -22,6 +22,10 @@ export type BaileysSocket = Pick<
   | 'fetchStatus'
   | 'profilePictureUrl'
   | 'getBusinessProfile'
+  | 'onWhatsApp'
+  | 'presenceSubscribe'
+  | 'sendPresenceUpdate'
+  | 'updateMediaMessage'
 > & {
   /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;

@@ -41,15 +41,15 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
   const refresh = (jids: string[]) => jids.forEach((j) => refreshGroups.includes(j) || refreshGroups.push(j));
 
   if (batch['messaging-history.set']) events.push(...historyEvents(batch['messaging-history.set'], ctx));
-  if (batch['chats.upsert']) events.push(...chatsUpsertEvents(batch['chats.upsert']));
+  if (batch['chats.upsert']) events.push(...chatsUpsertEvents(batch['chats.upsert'], ctx));
   if (batch['groups.upsert']) events.push(...groupsUpsertEvents(batch['groups.upsert']));
   if (batch['groups.update']) {
     const { events: upserts, incomplete } = groupsUpdateEvents(batch['groups.update']);
     events.push(...upserts);
     refresh(incomplete);
   }
-  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update'], liveUnreadIncrements(batch['messages.upsert'])));
-  if (batch['chats.delete']) events.push(...chatsDeleteEvents(batch['chats.delete']));
+  if (batch['chats.update']) events.push(...chatUpdateEvents(batch['chats.update'], liveUnreadIncrements(batch['messages.upsert'], ctx), ctx));
+  if (batch['chats.delete']) events.push(...chatsDeleteEvents(batch['chats.delete'], ctx));
   if (batch['lid-mapping.update']) events.push(...lidMappingEvents(batch['lid-mapping.update']));
   if (batch['messages.upsert']) events.push(...messagesUpsertEvents(batch['messages.upsert'], ctx));
   if (batch['messages.update']) events.push(...messageUpdateReceipts(batch['messages.update'], ctx));
@@ -59,7 +59,7 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
     events.push(...membership);
     refresh(roles);
   }
-  if (batch['presence.update']) events.push(...presenceEvents(batch['presence.update'], ctx.wasTyping));
+  if (batch['presence.update']) events.push(...presenceEvents(batch['presence.update'], ctx.wasTyping, ctx));
   return { events, refreshGroups };
 }
 
@@ -115,6 +115,8 @@ export function connectedEvent(user: Contact, creds: Pick<AuthenticationCreds, '
   };
 }
 
+const CLIENT_OUTDATED = 405;
+
 const REASONS = new Map<number, DisconnectReason>([
   [Codes.loggedOut, 'logged_out'],
   [Codes.forbidden, 'forbidden'],
@@ -124,6 +126,8 @@ const REASONS = new Map<number, DisconnectReason>([
   [Codes.badSession, 'bad_session'],
   [Codes.unavailableService, 'unavailable'],
   [Codes.restartRequired, 'restart_required'],
+  // Not in Baileys' enum: the server's <failure reason="405"> when it refuses the client version.
+  [CLIENT_OUTDATED, 'client_outdated'],
 ]);
 
 /**

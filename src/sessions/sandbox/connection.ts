@@ -7,12 +7,14 @@ import {
   type ButtonsContent,
   type ConnectionHandlers,
   type NetworkConnection,
+  type NumberCheck,
   type ProfileSnapshot,
   type SendOptions,
 } from '../port.js';
 
 /** What a connection does on the network; the sandbox implements it once for all connections. */
 export interface ConnectionActions {
+  checkNumber(conn: SandboxConnection, phone: string): Promise<NumberCheck>;
   requestPairingCode(conn: SandboxConnection, phone: string): Promise<string>;
   profile(conn: SandboxConnection): Promise<ProfileSnapshot>;
   sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
@@ -115,6 +117,10 @@ export class SandboxConnection implements NetworkConnection {
 
   requestPairingCode(phone: string): Promise<string> {
     return this.actions.requestPairingCode(this, phone);
+  }
+
+  checkNumber(phone: string): Promise<NumberCheck> {
+    return this.actions.checkNumber(this, phone);
   }
 
   profile(): Promise<ProfileSnapshot> {

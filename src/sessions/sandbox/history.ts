@@ -2,6 +2,7 @@ import type { SessionEventData } from '../../domain/session/events.js';
 import type { Conversations } from './conversations.js';
 import type { Phones } from './phones.js';
 import type { GroupDoc, MessageDoc, PhoneDoc } from './state.js';
+import { identityOf } from './messaging.js';
 import { chatOf, networkMessage } from './views.js';
 
 type HistorySync = SessionEventData<'HistorySyncReceived'>;
@@ -21,6 +22,12 @@ export async function historySync(
   const messages = await conversations.involving(phone._id);
   const partners = messages.filter((m) => m.group === undefined).map((m) => (m.from === phone._id ? m.recipients[0] : m.from));
   const names = await phones.byIds(partners.filter((p): p is string => p !== undefined));
+  // Senders as the network shows them live: LID-addressed ones with their LIDs (views.ts).
+  const senders = await phones.byIds([...new Set(messages.map((m) => m.from))]);
+  const identity = (m: MessageDoc) => {
+    const sender = senders.get(m.from);
+    return sender ? identityOf(sender, m.group !== undefined) : undefined;
+  };
 
   const chats = new Map<string, ChatInfo>();
   for (const group of groups) chats.set(group._id, { jid: group._id, name: group.name, unread_count: 0 });
@@ -40,7 +47,7 @@ export async function historySync(
     progress: 100,
     is_latest: true,
     chats: [...chats.values()].sort((a, b) => (b.last_message_s ?? 0) - (a.last_message_s ?? 0)),
-    messages: messages.map((m) => networkMessage(m, phone._id)),
+    messages: messages.map((m) => networkMessage(m, phone._id, identity(m))),
   };
 }
 

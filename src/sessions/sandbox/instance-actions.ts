@@ -1,11 +1,12 @@
 import { invalidInput, notFound } from '../../domain/errors.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
-import { NotConnectedError, type ButtonsContent, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NumberCheck, type ButtonsContent, type ProfileSnapshot, type SendOptions } from '../port.js';
 import { parseAddress } from './addresses.js';
 import type { ConnectionActions, SandboxConnection } from './connection.js';
 import type { Calls } from './calls.js';
 import type { Conversations } from './conversations.js';
 import type { Messaging } from './messaging.js';
+import type { Numbers } from './numbers.js';
 import type { Pairing } from './pairing.js';
 import { profileSnapshot, type Phones } from './phones.js';
 import type { Registry } from './registry.js';
@@ -27,7 +28,12 @@ export class InstanceActions implements ConnectionActions {
     private readonly pairing: Pairing,
     private readonly registry: Registry,
     private readonly calls: Calls,
+    private readonly numbers: Numbers,
   ) {}
+
+  async checkNumber(conn: SandboxConnection, phone: string): Promise<NumberCheck> {
+    return this.numbers.check(await this.me(conn), phone);
+  }
 
   requestPairingCode(conn: SandboxConnection, phone: string): Promise<string> {
     return this.pairing.requestCode(conn, phone);
@@ -40,7 +46,7 @@ export class InstanceActions implements ConnectionActions {
   async sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage> {
     const me = await this.me(conn);
     if (typeof text !== 'string' || text === '') throw invalidInput('message', 'must not be empty');
-    const route = await this.messaging.route(me, parseAddress('phone', to), 'phone', options?.replyTo);
+    const route = await this.messaging.route(me, await this.numbers.resolve(me, parseAddress('phone', to)), 'phone', options?.replyTo);
     const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance');
     return networkMessage(message, me._id);
   }
@@ -48,7 +54,7 @@ export class InstanceActions implements ConnectionActions {
   async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage> {
     const me = await this.me(conn);
     if (!Array.isArray(content.buttons) || content.buttons.length === 0) throw invalidInput('buttons', 'at least one button');
-    const route = await this.messaging.route(me, parseAddress('phone', to), 'phone');
+    const route = await this.messaging.route(me, await this.numbers.resolve(me, parseAddress('phone', to)), 'phone');
     const buttons = { items: content.buttons.map((b) => ({ id: b.id, text: b.text })), ...(content.footer !== undefined ? { footer: content.footer } : {}) };
     const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance');
     return networkMessage(message, me._id);

@@ -31,7 +31,8 @@ export class MediaStore {
     if (!MIMETYPE.test(input.mimetype)) throw invalidInput('media.mimetype', 'must be a MIME type such as image/jpeg');
     const plain = decodeBase64(input.data_base64);
     const mediaKey = this.ids.bytes(32);
-    const { enc, fileSha256, fileEncSha256 } = encryptMedia(input.kind, plain, mediaKey);
+    // Stickers are encrypted as images, as the network does (their keys use the image info string).
+    const { enc, fileSha256, fileEncSha256 } = encryptMedia(input.kind === 'sticker' ? 'image' : input.kind, plain, mediaKey);
     const blobId = this.ids.alphanumeric(32);
     await this.put(accountId, blobId, enc);
     const path = mediaPath(blobId);

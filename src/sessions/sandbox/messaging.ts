@@ -9,7 +9,17 @@ import type { Groups } from './groups.js';
 import type { Phones } from './phones.js';
 import type { Registry } from './registry.js';
 import type { MessageDoc, PhoneDoc, SandboxState } from './state.js';
-import { networkMessage } from './views.js';
+import { networkMessage, type SenderIdentity } from './views.js';
+
+/**
+ * How recipients see the sender: by LID in groups (always) and in 1:1 chats when the sender uses
+ * privacy addressing; plain phone-number addressing otherwise.
+ */
+export function identityOf(sender: PhoneDoc, inGroup: boolean): SenderIdentity | undefined {
+  if (!sender.lid) return undefined;
+  const addressing = sender.addressing ?? 'pn';
+  return inGroup || addressing === 'lid' ? { lid: sender.lid, addressing } : undefined;
+}
 
 /** Where a message goes, checked before anything is stored (or any media uploaded). */
 export interface Route {
@@ -18,7 +28,7 @@ export interface Route {
   replyTo?: string;
 }
 
-export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons'>;
+export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke'>;
 
 /** Who sends: the phone itself (its linked instance sees MessageSent from the device), or an instance. */
 export type Origin = 'phone' | 'instance';
@@ -68,7 +78,7 @@ export class Messaging {
     // instance with a message the simulated network forgot; the sender was not answered then, and
     // the gateway's own record, the instance's event, is the one that must survive.
     await this.conversations.append(message);
-    await Promise.all([this.state.docs.flush(), this.fanOut(message, origin)]);
+    await Promise.all([this.state.docs.flush(), this.fanOut(message, origin, identityOf(sender, route.group !== undefined))]);
     return message;
   }
 
@@ -86,11 +96,11 @@ export class Messaging {
     return { recipients: group.participants.map((p) => p.phone).filter((p) => p !== sender._id), group: group._id };
   }
 
-  private async fanOut(message: MessageDoc, origin: Origin): Promise<void> {
+  private async fanOut(message: MessageDoc, origin: Origin, sender: SenderIdentity | undefined): Promise<void> {
     const deliveries: [SandboxConnection, SessionEvent][] = [];
     for (const phone of message.recipients) {
       const conn = this.registry.connectedFor(phone);
-      if (conn) deliveries.push([conn, { type: 'MessageReceived', data: { message: networkMessage(message, phone), upsert: 'notify' } }]);
+      if (conn) deliveries.push([conn, { type: 'MessageReceived', data: { message: networkMessage(message, phone, sender), upsert: 'notify' } }]);
     }
     const own = origin === 'phone' ? this.registry.connectedFor(message.from) : undefined;
     if (own) deliveries.push([own, { type: 'MessageSent', data: { message: networkMessage(message, message.from), origin: 'device' } }]);

@@ -1,6 +1,7 @@
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Clock } from '../../infra/clock.js';
+import type { IdGenerator } from '../../infra/ids.js';
 import { DuplicateKeyError } from '../../infra/docstore/port.js';
 import type { ProfileSnapshot } from '../port.js';
 import { requirePhone, requirePhones, userJid } from './addresses.js';
@@ -12,7 +13,14 @@ export class Phones {
   constructor(
     private readonly state: SandboxState,
     private readonly clock: Clock,
+    private readonly ids: IdGenerator,
   ) {}
+
+  /** A LID as the network makes them: 15 digits, no relation to the phone number. */
+  private newLid(): string {
+    const digits = [...this.ids.bytes(15)].map((b) => String(b % 10)).join('');
+    return `${digits.startsWith('0') ? `1${digits.slice(1)}` : digits}@lid`;
+  }
 
   async create(accountId: string, input: CreatePhoneInput): Promise<PhoneDoc> {
     const phone = requirePhone('phone', input.phone);
@@ -29,6 +37,8 @@ export class Phones {
       push_name: pushName,
       contacts,
       created_at: this.clock.now().toISOString(),
+      lid: this.newLid(),
+      addressing: input.addressing ?? 'pn',
     };
     if (input.about !== undefined) doc.about = input.about;
     if (input.business !== undefined) doc.business = input.business;

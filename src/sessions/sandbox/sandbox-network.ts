@@ -1,4 +1,4 @@
-import { invalidInput } from '../../domain/errors.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { IdGenerator } from '../../infra/ids.js';
@@ -11,7 +11,9 @@ import { announceGroup, announceParticipants } from './group-events.js';
 import { Groups } from './groups.js';
 import { InstanceActions } from './instance-actions.js';
 import { MediaStore } from './media-store.js';
-import { Messaging, type Content } from './messaging.js';
+import { Messaging, type Content, type Route } from './messaging.js';
+import { StatusPosts } from './status-posts.js';
+import { Numbers } from './numbers.js';
 import { Pairing } from './pairing.js';
 import { Phones } from './phones.js';
 import { Registry } from './registry.js';
@@ -28,9 +30,11 @@ import {
   type ReadInput,
   type ReceiptsInput,
   type SendInput,
+  type StatusInput,
+  type EditInput,
 } from './schemas.js';
 import { Signals } from './signals.js';
-import { SandboxState } from './state.js';
+import { SandboxState, type MessageDoc } from './state.js';
 import { inboxEntry } from './views.js';
 
 export interface SandboxOptions {
@@ -61,13 +65,14 @@ export class SandboxNetwork implements MessagingNetwork {
   private readonly pairing: Pairing;
   private readonly actions: InstanceActions;
   private readonly calls: Calls;
+  private readonly statusPosts: StatusPosts;
   private readonly latencyMs: number;
 
   constructor(options: SandboxOptions) {
     const { docs, clock, ids } = options;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.state = new SandboxState(docs);
-    this.phones = new Phones(this.state, clock);
+    this.phones = new Phones(this.state, clock, ids);
     this.groups = new Groups(this.state, this.phones, ids, clock);
     this.conversations = new Conversations(this.state);
     this.media = new MediaStore(this.state, ids, clock, options.publicUrl);
@@ -75,7 +80,8 @@ export class SandboxNetwork implements MessagingNetwork {
     this.signals = new Signals(this.phones, this.groups, this.conversations, this.registry, clock);
     this.pairing = new Pairing(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
     this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
-    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls);
+    this.statusPosts = new StatusPosts(this.phones, this.registry, ids, clock);
+    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones));
   }
 
   async connect(options: ConnectOptions): Promise<NetworkConnection> {
@@ -86,10 +92,10 @@ export class SandboxNetwork implements MessagingNetwork {
     return conn;
   }
 
-  async createPhone(accountId: string, input: CreatePhoneInput): Promise<{ phone: string; jid: string }> {
+  async createPhone(accountId: string, input: CreatePhoneInput): Promise<{ phone: string; jid: string; lid?: string }> {
     await this.state.ready();
     const doc = await this.phones.create(accountId, input);
-    return { phone: doc._id, jid: doc.jid };
+    return { phone: doc._id, jid: doc.jid, ...(doc.lid ? { lid: doc.lid } : {}) };
   }
 
   async scan(accountId: string, phone: string, input: { qr: string }): Promise<void> {
@@ -106,15 +112,57 @@ export class SandboxNetwork implements MessagingNetwork {
 
   async sendFromPhone(accountId: string, phone: string, input: SendInput): Promise<{ message_id: string }> {
     const sender = await this.phone(accountId, phone);
-    if (input.text === undefined && input.media === undefined) throw invalidInput('text', 'text or media is required');
-    if (input.text !== undefined && input.media !== undefined) throw invalidInput('text', 'send text or media, not both (media.caption carries text)');
+    const given = (['text', 'media', 'location', 'contact', 'poll'] as const).filter((k) => input[k] !== undefined);
+    if (given.length === 0) throw invalidInput('text', 'text, media, location, contact or poll is required');
+    if (given.length > 1) throw invalidInput(given[1] as string, `send one of text, media, location, contact or poll, not ${given.join(' and ')} (media.caption carries text)`);
     if (input.text !== undefined && (typeof input.text !== 'string' || input.text === '')) throw invalidInput('text', 'must not be empty');
-    if (input.media !== undefined && !MEDIA_KINDS.includes(input.media.kind)) throw invalidInput('media.kind', 'must be image, video, audio or document');
+    if (input.media !== undefined && !MEDIA_KINDS.includes(input.media.kind)) throw invalidInput('media.kind', 'must be image, video, audio, document or sticker');
+    if (input.poll !== undefined && input.poll.selectable_count > input.poll.options.length) throw invalidInput('poll.selectable_count', 'must not exceed the number of options');
     // Checked before the media is encrypted and stored, so a refused message leaves no blob behind.
     const route = await this.messaging.route(sender, parseAddress('to', input.to), 'to', input.reply_to);
-    const content: Content = input.media ? { type: 'media', media: await this.media.upload(accountId, input.media) } : { type: 'text', text: input.text };
-    const message = await this.messaging.send(sender, route, content, 'phone');
+    const message = await this.messaging.send(sender, route, await this.content(accountId, input), 'phone');
     return { message_id: message._id };
+  }
+
+  private async content(accountId: string, input: SendInput): Promise<Content> {
+    if (input.media) return { type: 'media', media: await this.media.upload(accountId, input.media) };
+    if (input.location) return { type: 'location', location: input.location };
+    if (input.contact) return { type: 'contact', contacts: [input.contact] };
+    if (input.poll) return { type: 'poll', poll: input.poll };
+    return { type: 'text', text: input.text };
+  }
+
+  /** The phone posts a status: instances of phones that have it as a contact receive it on status@broadcast. */
+  async postStatus(accountId: string, phone: string, input: StatusInput): Promise<{ message_id: string }> {
+    const poster = await this.phone(accountId, phone);
+    if (typeof input.text !== 'string' || input.text === '') throw invalidInput('text', 'must not be empty');
+    return this.statusPosts.post(poster, input.text);
+  }
+
+  /** Edit for everyone: the recipients of one of the phone's messages receive the network's edit. */
+  async editMessage(accountId: string, phone: string, messageId: string, input: EditInput): Promise<{ message_id: string }> {
+    const sender = await this.phone(accountId, phone);
+    if (typeof input.text !== 'string' || input.text === '') throw invalidInput('text', 'must not be empty');
+    const original = await this.ownMessage(sender._id, messageId);
+    if (original.type !== 'text') throw invalidInput('message_id', 'only text messages can be edited');
+    const message = await this.messaging.send(sender, routeOf(original), { type: 'edit', text: input.text, edit: { message_id: messageId } }, 'phone');
+    return { message_id: message._id };
+  }
+
+  /** Delete for everyone: the recipients receive the network's revoke of that message. */
+  async deleteMessage(accountId: string, phone: string, messageId: string): Promise<{ message_id: string }> {
+    const sender = await this.phone(accountId, phone);
+    const original = await this.ownMessage(sender._id, messageId);
+    const message = await this.messaging.send(sender, routeOf(original), { type: 'revoke', revoke: { message_id: messageId } }, 'phone');
+    return { message_id: message._id };
+  }
+
+  private async ownMessage(phone: string, messageId: string) {
+    const message = await this.conversations.known(phone, messageId);
+    if (!message || message.from !== phone || message.type === 'edit' || message.type === 'revoke') {
+      throw notFound(`message ${messageId} of phone ${phone} not found`);
+    }
+    return message;
   }
 
   async inbox(accountId: string, phone: string): Promise<{ messages: InboxEntry[] }> {
@@ -186,4 +234,9 @@ export class SandboxNetwork implements MessagingNetwork {
     await this.state.ready();
     return this.phones.owned(accountId, phone);
   }
+}
+
+/** A change to a message goes where the message went. */
+function routeOf(original: MessageDoc): Route {
+  return original.group !== undefined ? { recipients: original.recipients, group: original.group } : { recipients: original.recipients };
 }

@@ -35,6 +35,11 @@ export const CreatePhoneBody = Type.Object(
     about: Type.Optional(Type.String({ maxLength: 1024 })),
     business: Type.Optional(BusinessInput),
     contacts: Type.Optional(Type.Array(Phone, { maxItems: 5000 })),
+    addressing: Type.Optional(
+      Type.Union([Type.Literal('pn'), Type.Literal('lid')], {
+        description: 'lid: the phone appears to instances by its LID, as privacy-addressed users do (default pn)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,7 +48,7 @@ export type CreatePhoneInput = Static<typeof CreatePhoneBody>;
 export const ScanBody = Type.Object({ qr: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
 export const LinkBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 32 }) }, { additionalProperties: false });
 
-export const MEDIA_KINDS = ['image', 'video', 'audio', 'document'] as const;
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 export const MediaInput = Type.Object(
   {
     kind: Type.Union(MEDIA_KINDS.map((k) => Type.Literal(k))),
@@ -62,6 +67,32 @@ export const SendBody = Type.Object(
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
     media: Type.Optional(MediaInput),
     reply_to: Type.Optional(MessageId),
+    location: Type.Optional(
+      Type.Object(
+        {
+          latitude: Type.Number({ minimum: -90, maximum: 90 }),
+          longitude: Type.Number({ minimum: -180, maximum: 180 }),
+          name: Type.Optional(Type.String({ maxLength: 1024 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    contact: Type.Optional(
+      Type.Object(
+        { display_name: Type.String({ minLength: 1, maxLength: 256 }), vcard: Type.String({ minLength: 1, maxLength: 65536 }) },
+        { additionalProperties: false },
+      ),
+    ),
+    poll: Type.Optional(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 255 }),
+          options: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 2, maxItems: 12 }),
+          selectable_count: Type.Integer({ minimum: 0, maximum: 12 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -116,19 +147,26 @@ export const ParticipantsBody = Type.Object(
 export type ParticipantsInput = Static<typeof ParticipantsBody>;
 
 export const PhoneParams = Type.Object({ phone: Phone });
+export const PhoneMessageParams = Type.Object({ phone: Phone, message_id: MessageId });
+export const StatusBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 700 }) }, { additionalProperties: false });
+export type StatusInput = Static<typeof StatusBody>;
+export const EditBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 65536 }) }, { additionalProperties: false });
+export type EditInput = Static<typeof EditBody>;
 export const GroupParams = Type.Object({ jid: Jid });
 export const MediaFileParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9]{1,64}\\.enc$' }) });
 
-export const PhoneAnswer = Type.Object({ phone: Type.String(), jid: Type.String() });
+export const PhoneAnswer = Type.Object({ phone: Type.String(), jid: Type.String(), lid: Type.Optional(Type.String()) });
 export const MessageIdAnswer = Type.Object({ message_id: Type.String() });
 export const GroupAnswer = Type.Object({ jid: Type.String() });
 export const Done = Type.Object({});
+
+export const SANDBOX_MESSAGE_TYPES = ['text', 'media', 'buttons', 'reaction', 'location', 'contact', 'poll', 'edit', 'revoke'] as const;
 
 export const InboxEntry = Type.Object({
   message_id: Type.String(),
   from: Type.String({ description: 'jid of the sender' }),
   chat: Type.String({ description: "the sender's jid, or the group jid" }),
-  type: Type.Union([Type.Literal('text'), Type.Literal('media'), Type.Literal('buttons'), Type.Literal('reaction')]),
+  type: Type.Union(SANDBOX_MESSAGE_TYPES.map((t) => Type.Literal(t))),
   text: Type.Optional(Type.String()),
   reply_to: Type.Optional(Type.String()),
   media: Type.Optional(

@@ -1,6 +1,6 @@
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Collection, Document, DocumentStore, WriteOptions } from '../../infra/docstore/port.js';
-import type { BusinessInput } from './schemas.js';
+import type { BusinessInput, SANDBOX_MESSAGE_TYPES } from './schemas.js';
 
 /**
  * The sandbox world, kept in the document store so that it survives a restart. Every write is
@@ -28,6 +28,10 @@ export interface PhoneDoc extends Document {
   business?: BusinessInput;
   contacts: string[];
   created_at: string;
+  /** The phone's LID (`<15 digits>@lid`); phones made before LIDs existed here have none. */
+  lid?: string;
+  /** `lid`: instances see it by its LID, with the phone jid as alternate (privacy addressing). */
+  addressing?: 'pn' | 'lid';
 }
 
 export type StoredMedia = SessionEventData<'MessageReceived'>['message']['media'] & object;
@@ -45,8 +49,14 @@ export interface MessageDoc extends Document {
   group?: string;
   /** Phones the message was delivered to (the other party, or the other group members). */
   recipients: string[];
-  type: 'text' | 'media' | 'buttons' | 'reaction';
+  type: (typeof SANDBOX_MESSAGE_TYPES)[number];
   text?: string;
+  location?: { latitude: number; longitude: number; name?: string };
+  contacts?: { display_name: string; vcard: string }[];
+  poll?: { name: string; options: string[]; selectable_count: number };
+  /** An edit (new `text`) or a deletion for everyone of one of the sender's messages. */
+  edit?: { message_id: string };
+  revoke?: { message_id: string };
   reply_to?: string;
   media?: StoredMedia;
   reaction?: { message_id: string; text: string };

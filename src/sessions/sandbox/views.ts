@@ -13,11 +13,22 @@ export function chatOf(message: MessageDoc, viewer: string): string {
   return userJid(message.recipients[0] ?? viewer);
 }
 
-/** A stored message as the network hands it to the device of `viewer`. */
-export function networkMessage(message: MessageDoc, viewer: string): NetworkMessage {
+/** How the sender appears when it uses privacy addressing (LID), as the network tells instances. */
+export interface SenderIdentity {
+  lid: string;
+  addressing: 'pn' | 'lid';
+}
+
+/**
+ * A stored message as the network hands it to the device of `viewer`. A LID-addressed sender's
+ * messages come with its LID and its phone jid as the alternate: the driver keys them by the
+ * phone jid, with the LIDs beside (CONTRACT.md, "Addresses"), as the Baileys driver does.
+ */
+export function networkMessage(message: MessageDoc, viewer: string, sender?: SenderIdentity): NetworkMessage {
+  const chat = chatOf(message, viewer);
   const out: NetworkMessage = {
     id: message._id,
-    chat: chatOf(message, viewer),
+    chat,
     sender: userJid(message.from),
     from_me: message.from === viewer,
     is_group: message.group !== undefined,
@@ -30,6 +41,18 @@ export function networkMessage(message: MessageDoc, viewer: string): NetworkMess
   if (message.media !== undefined) out.media = message.media;
   if (message.reaction !== undefined) out.reaction = message.reaction;
   if (message.buttons !== undefined) out.buttons = message.buttons;
+  if (message.location !== undefined) out.location = message.location;
+  if (message.contacts !== undefined) out.contacts = message.contacts;
+  if (message.poll !== undefined) out.poll = message.poll;
+  if (message.edit !== undefined) out.edit = message.edit;
+  if (message.revoke !== undefined) out.revoke = { ...message.revoke, from_me: message.from === viewer };
+  if (sender && message.from !== viewer) {
+    out.sender_pn = out.sender;
+    out.sender_lid = sender.lid;
+    // A group is addressed by LID as a whole; a 1:1 chat by how its peer is addressed.
+    out.addressing_mode = message.group !== undefined ? 'lid' : sender.addressing;
+    if (message.group === undefined && sender.addressing === 'lid') out.chat_lid = sender.lid;
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@ import type { Media, NetworkMessage } from '../../domain/session/events.js';
 import type { MessageContent, MessageEvent } from './schemas.js';
 
 type MediaData = Static<typeof Media>;
+type ContextInfo = { stanzaID: string; participant?: string; quotedMessage?: { conversation: string } };
 
 /** Our stored message in the spec's shape: `Info` plus the network's message object. */
 export function messageEvent(m: NetworkMessage): MessageEvent {
@@ -17,13 +18,65 @@ export function messageEvent(m: NetworkMessage): MessageEvent {
     Type: m.type,
   };
   if (m.media) Info.MediaType = m.media.kind;
+  if (m.addressing_mode) Info.AddressingMode = m.addressing_mode;
+  if (m.chat_lid) Info.ChatLID = m.chat_lid;
+  if (m.sender_lid) Info.SenderLID = m.sender_lid;
   return { Info, Message: content(m) };
 }
 
+function contextOf(m: NetworkMessage): ContextInfo | undefined {
+  if (!m.reply_to) return undefined;
+  return {
+    stanzaID: m.reply_to,
+    ...(m.quoted?.sender ? { participant: m.quoted.sender } : {}),
+    ...(m.quoted?.text !== undefined ? { quotedMessage: { conversation: m.quoted.text } } : {}),
+  };
+}
+
 function content(m: NetworkMessage): MessageContent {
-  const contextInfo = m.reply_to ? { stanzaID: m.reply_to } : undefined;
+  const contextInfo = contextOf(m);
   if (m.media) return mediaContent(m.media, contextInfo);
-  if (m.reaction) return { reactionMessage: { key: { ID: m.reaction.message_id, remoteJID: m.chat }, text: m.reaction.text } };
+  if (m.reaction) {
+    const r = m.reaction;
+    const key = {
+      ID: r.message_id,
+      remoteJID: m.chat,
+      ...(r.from_me !== undefined ? { fromMe: r.from_me } : {}),
+      ...(r.participant !== undefined ? { participant: r.participant } : {}),
+    };
+    return { reactionMessage: { key, text: r.text } };
+  }
+  if (m.edit) {
+    return { protocolMessage: { type: 'MESSAGE_EDIT', key: { ID: m.edit.message_id, remoteJID: m.chat }, editedMessage: { conversation: m.text ?? '' } } };
+  }
+  if (m.revoke) {
+    const key = {
+      ID: m.revoke.message_id,
+      remoteJID: m.chat,
+      ...(m.revoke.from_me !== undefined ? { fromMe: m.revoke.from_me } : {}),
+      ...(m.revoke.participant !== undefined ? { participant: m.revoke.participant } : {}),
+    };
+    return { protocolMessage: { type: 'REVOKE', key } };
+  }
+  if (m.location) {
+    const l = m.location;
+    return {
+      locationMessage: {
+        degreesLatitude: l.latitude,
+        degreesLongitude: l.longitude,
+        ...(l.name !== undefined ? { name: l.name } : {}),
+        ...(l.address !== undefined ? { address: l.address } : {}),
+      },
+    };
+  }
+  if (m.contacts) {
+    const cards = m.contacts.map((c) => ({ displayName: c.display_name, vcard: c.vcard }));
+    // The network sends one card as contactMessage and several as contactsArrayMessage.
+    return cards.length === 1 && cards[0] ? { contactMessage: cards[0] } : { contactsArrayMessage: { contacts: cards } };
+  }
+  if (m.poll) {
+    return { pollCreationMessage: { name: m.poll.name, options: m.poll.options.map((optionName) => ({ optionName })), selectableOptionsCount: m.poll.selectable_count } };
+  }
   if (m.buttons) {
     return {
       buttonsMessage: {
@@ -38,7 +91,7 @@ function content(m: NetworkMessage): MessageContent {
   return m.text !== undefined ? { conversation: m.text } : {};
 }
 
-function mediaContent(media: MediaData, contextInfo: { stanzaID: string } | undefined): MessageContent {
+function mediaContent(media: MediaData, contextInfo: ContextInfo | undefined): MessageContent {
   const base = {
     URL: media.url,
     mediaKey: media.media_key,
@@ -64,5 +117,7 @@ function mediaContent(media: MediaData, contextInfo: { stanzaID: string } | unde
       return { audioMessage: { ...base, ...seconds, ...(media.ptt !== undefined ? { PTT: media.ptt } : {}) } };
     case 'document':
       return { documentMessage: { ...base, ...caption, ...(media.file_name !== undefined ? { fileName: media.file_name } : {}) } };
+    case 'sticker':
+      return { stickerMessage: { ...base, ...size } };
   }
 }

@@ -36,7 +36,12 @@ const RENDERERS: Renderers = {
   SessionDisconnected: {
     type: 'Disconnected',
     render: (d) => ({
-      event: { Reason: d.reason, LoggedOut: d.reason === 'logged_out', ...(d.status_code !== undefined ? { StatusCode: d.status_code } : {}) },
+      event: {
+        Reason: d.reason,
+        LoggedOut: d.reason === 'logged_out',
+        ...(d.status_code !== undefined ? { StatusCode: d.status_code } : {}),
+        ...(d.message !== undefined ? { Message: d.message } : {}),
+      },
     }),
   },
   SessionLoggedOut: {

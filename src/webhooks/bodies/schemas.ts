@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { MESSAGE_KINDS } from '../../domain/session/events.js';
 
 /**
  * What a webhook receiver gets: CONTRACT.md's body `{id, type, instance_id, seq, created_at,
@@ -16,6 +17,8 @@ const Jid = Type.String({ description: 'network identifier: <digits>@s.whatsapp.
 const ContextInfo = Type.Object(
   {
     stanzaID: Type.String({ description: 'id of the message this one replies to' }),
+    participant: Type.Optional(Type.String({ description: 'author of the quoted message, when the network said' })),
+    quotedMessage: Type.Optional(Type.Object({ conversation: Str }, { description: 'the quoted text, as the reply carries it' })),
   },
   { description: 'present when the message is a reply' },
 );
@@ -51,6 +54,23 @@ export const AudioMessage = Type.Object({
   PTT: Type.Optional(Type.Boolean({ description: 'a voice note' })),
 });
 export const DocumentMessage = Type.Object({ ...mediaFields, caption: OptStr, fileName: OptStr });
+export const StickerMessage = Type.Object({ ...mediaFields, width: Type.Optional(Type.Integer()), height: Type.Optional(Type.Integer()) });
+
+const MessageKey = Type.Object({
+  ID: Type.String({ description: 'the message concerned' }),
+  remoteJID: Jid,
+  fromMe: Type.Optional(Type.Boolean()),
+  participant: Type.Optional(Jid),
+});
+
+const ProtocolMessage = Type.Object(
+  {
+    type: Type.Union([Type.Literal('MESSAGE_EDIT'), Type.Literal('REVOKE')]),
+    key: MessageKey,
+    editedMessage: Type.Optional(Type.Object({ conversation: Str }, { description: 'the new content of an edit' })),
+  },
+  { description: 'an edit (MESSAGE_EDIT with editedMessage) or a deletion for everyone (REVOKE) of the message in key' },
+);
 
 export const MessageContent = Type.Object(
   {
@@ -60,9 +80,24 @@ export const MessageContent = Type.Object(
     videoMessage: Type.Optional(VideoMessage),
     audioMessage: Type.Optional(AudioMessage),
     documentMessage: Type.Optional(DocumentMessage),
+    stickerMessage: Type.Optional(StickerMessage),
+    locationMessage: Type.Optional(
+      Type.Object({ degreesLatitude: Type.Number(), degreesLongitude: Type.Number(), name: OptStr, address: OptStr }),
+    ),
+    contactMessage: Type.Optional(Type.Object({ displayName: Str, vcard: Str })),
+    contactsArrayMessage: Type.Optional(Type.Object({ contacts: Type.Array(Type.Object({ displayName: Str, vcard: Str })) })),
+    pollCreationMessage: Type.Optional(
+      Type.Object({ name: Str, options: Type.Array(Type.Object({ optionName: Str })), selectableOptionsCount: Type.Integer({ minimum: 0 }) }),
+    ),
+    protocolMessage: Type.Optional(ProtocolMessage),
     reactionMessage: Type.Optional(
       Type.Object({
-        key: Type.Object({ ID: Type.String({ description: 'the message reacted to' }), remoteJID: Jid }),
+        key: Type.Object({
+          ID: Type.String({ description: 'the message reacted to' }),
+          remoteJID: Jid,
+          fromMe: Type.Optional(Type.Boolean()),
+          participant: Type.Optional(Type.String({ description: 'author of the message reacted to (groups)' })),
+        }),
         text: Type.String({ description: 'the emoji; empty when the reaction was removed' }),
       }),
     ),
@@ -77,8 +112,8 @@ export const MessageContent = Type.Object(
   { description: 'exactly one of the fields is present' },
 );
 
-export const MESSAGE_TYPES = ['text', 'media', 'reaction', 'buttons', 'other'] as const;
-export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
+export const MESSAGE_TYPES = MESSAGE_KINDS;
+export const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 
 export const MessageInfo = Type.Object({
   ID: Str,
@@ -90,6 +125,9 @@ export const MessageInfo = Type.Object({
   Timestamp: DateTime,
   Type: Type.Union(MESSAGE_TYPES.map((t) => Type.Literal(t))),
   MediaType: Type.Optional(Type.Union(MEDIA_TYPES.map((t) => Type.Literal(t)))),
+  AddressingMode: Type.Optional(Type.Union([Type.Literal('pn'), Type.Literal('lid')], { description: 'how the network addressed the message' })),
+  ChatLID: Type.Optional(Type.String({ description: "the chat's LID, when known" })),
+  SenderLID: Type.Optional(Type.String({ description: "the sender's LID, when known" })),
 });
 
 export const MessageEvent = Type.Object({ Info: MessageInfo, Message: MessageContent });
@@ -110,7 +148,8 @@ export const ConnectedEvent = Type.Object({
 });
 
 export const DisconnectedEvent = Type.Object({
-  Reason: Type.String({ description: 'connection_closed, connection_lost, timed_out, restart_required, replaced, logged_out, ...' }),
+  Reason: Type.String({ description: 'connection_closed, connection_lost, timed_out, restart_required, replaced, client_outdated, logged_out, ...' }),
+  Message: Type.Optional(Type.String({ description: 'why the session stopped and what to do, when it will not reconnect by itself' })),
   LoggedOut: Type.Boolean({ description: 'true when the device was unlinked: pair again to reconnect' }),
   StatusCode: Type.Optional(Type.Integer()),
   By: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('phone'), Type.Literal('network')])),

@@ -1,6 +1,7 @@
 import { Boom } from '@hapi/boom';
 import {
   DisconnectReason,
+  proto,
   initAuthCreds,
   type AnyMessageContent,
   type BaileysEventMap,
@@ -12,13 +13,14 @@ import {
 } from '@whiskeysockets/baileys';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import type { DisconnectReason as OurReason, SessionEvent } from '../../../src/domain/session/events.js';
+import type { NetworkMessage, DisconnectReason as OurReason, SessionEvent } from '../../../src/domain/session/events.js';
+import { DomainError } from '../../../src/domain/errors.js';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import { BoundedCache } from '../../../src/sessions/baileys/bounded-cache.js';
 import { BUTTONS_FALLBACK } from '../../../src/sessions/baileys/buttons-fallback.js';
 import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
 import { NotConnectedError, type AuthStateStore, type ConnectionHandlers, type NetworkConnection } from '../../../src/sessions/port.js';
-import { ALICE_LID, ALICE_PN, expectValid, GROUP, ME, ME_LID, T0 } from './support.js';
+import { ALICE_LID, ALICE_PN, BOB_PN, expectValid, GROUP, ME, ME_LID, ME_PN, T0 } from './support.js';
 
 /**
  * The driver's wiring, with a fake socket in place of Baileys' (no network: the live connection
@@ -102,11 +104,37 @@ class FakeSocket implements BaileysSocket {
   readonly profilePictureUrl = async () => undefined;
   readonly getBusinessProfile = async () => undefined;
   readonly waitForSocketOpen = async (): Promise<void> => undefined;
+  /** The network's directory: Alice, and a Brazilian mobile registered without its ninth digit. */
+  readonly lookups: string[][] = [];
+  readonly onWhatsApp = async (...jids: string[]): Promise<{ jid: string; exists: boolean }[]> => {
+    this.lookups.push(jids);
+    const known = [ALICE_PN, '552187654321@s.whatsapp.net'];
+    return jids.filter((j) => known.includes(j)).map((jid) => ({ jid, exists: true }));
+  };
   readonly requestPairingCode = async (): Promise<string> => 'ABCD1234';
   readonly readMessages = async (keys: WAMessageKey[]): Promise<void> => {
     this.log.push(`${this.name}.read ${keys.map((k) => k.id).join(',')}`);
   };
-  readonly chatModify = async (): Promise<void> => undefined;
+  /** Refusals queued for the next chat actions, as Baileys refuses before the app-state key exists. */
+  readonly chatModifyRefusals: Error[] = [];
+  readonly chatModify = async (): Promise<void> => {
+    this.log.push(`${this.name}.chatModify`);
+    const refusal = this.chatModifyRefusals.shift();
+    if (refusal) throw refusal;
+  };
+  readonly reuploads: WAMessage[] = [];
+  /** The phone uploads the media again: same keys, a new path. */
+  readonly updateMediaMessage = async (message: WAMessage): Promise<WAMessage> => {
+    this.reuploads.push(message);
+    const image = message.message?.imageMessage;
+    return { ...message, message: { imageMessage: { ...image, directPath: '/v/t62.7118-24/fresh.enc', url: 'https://mmg.whatsapp.net/v/t62.7118-24/fresh.enc' } } };
+  };
+  readonly presenceSubscribe = async (jid: string): Promise<void> => {
+    this.log.push(`${this.name}.presenceSubscribe ${jid}`);
+  };
+  readonly sendPresenceUpdate = async (type: string): Promise<void> => {
+    this.log.push(`${this.name}.presence ${type}`);
+  };
   readonly rejectCall = async (): Promise<void> => undefined;
 }
 
@@ -195,6 +223,56 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(config.markOnlineOnConnect).to.equal(false);
   });
 
+  it('asks for the recent history only (never a full sync), and drops status posts and channels unless asked', async () => {
+    await connect();
+    const { config } = socket(0);
+    expect(config.syncFullHistory).to.equal(false);
+    const Sync = proto.HistorySync.HistorySyncType;
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.RECENT })).to.equal(true);
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.INITIAL_BOOTSTRAP })).to.equal(true);
+    expect(config.shouldSyncHistoryMessage?.({ syncType: Sync.FULL })).to.equal(false);
+    expect(config.shouldIgnoreJid?.('status@broadcast')).to.equal(true);
+    expect(config.shouldIgnoreJid?.('120363000000000777@newsletter')).to.equal(true);
+    expect(config.shouldIgnoreJid?.(ALICE_PN)).to.equal(false);
+
+    let other: UserFacingSocketConfig | undefined;
+    const none = new BaileysNetwork({
+      version: [2, 3000, 1],
+      logger: pino({ level: 'silent' }),
+      historySyncDays: 0,
+      receiveStatus: true,
+      makeSocket: (c) => ((other = c), new FakeSocket('x', log, c)),
+    });
+    await none.connect({ instanceId: 'I9', accountId: 'A1', auth, handlers });
+    // HISTORY_SYNC_DAYS=0: no history at all; RECEIVE_STATUS=true: nothing ignored.
+    expect(other?.shouldSyncHistoryMessage?.({ syncType: Sync.RECENT })).to.equal(false);
+    expect(other?.shouldIgnoreJid).to.equal(undefined);
+  });
+
+  it('keeps HISTORY_SYNC_DAYS of the synced messages, and every synced chat', async () => {
+    network = new BaileysNetwork({
+      version: [2, 3000, 1_027_934_701],
+      logger: pino({ level: 'silent' }),
+      historySyncDays: 2,
+      makeSocket: (config) => {
+        const sock = new FakeSocket(`sock${sockets.length + 1}`, log, config);
+        sockets.push(sock);
+        return sock;
+      },
+    });
+    await connect();
+    socket(0).open();
+    const now = Math.floor(Date.now() / 1000);
+    const at = (id: string, ageDays: number): WAMessage => ({ key: { remoteJid: ALICE_PN, fromMe: false, id }, message: { conversation: id }, messageTimestamp: now - ageDays * 86_400 });
+    socket(0).emit({
+      'messaging-history.set': { chats: [{ id: ALICE_PN, conversationTimestamp: now }], contacts: [], messages: [at('OLD', 5), at('NEW', 1)], syncType: proto.HistorySync.HistorySyncType.RECENT },
+    });
+    await until('the history', () => events.some((e) => e.type === 'HistorySyncReceived'));
+    const history = events.find((e) => e.type === 'HistorySyncReceived');
+    expect(history?.type === 'HistorySyncReceived' && history.data.messages.map((m) => m.id)).to.deep.equal(['NEW']);
+    expect(history?.type === 'HistorySyncReceived' && history.data.chats.map((c) => c.jid)).to.deep.equal([ALICE_PN]);
+  });
+
   it('passes bounded caches for every cache option Baileys would otherwise make per socket', async () => {
     await connect();
     const { config } = socket(0);
@@ -280,6 +358,19 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(socket(2).config.msgRetryCounterCache).to.not.equal(socket(1).config.msgRetryCounterCache);
   });
 
+  it('reports a refused client version (405) as client_outdated, naming the version and WHATSAPP_VERSION', async () => {
+    await connect();
+    socket(0).close(405, 'Connection Failure');
+    await until('the close', () => closes.length > 0);
+    expect(closes).to.deep.equal([
+      {
+        reason: 'client_outdated',
+        statusCode: 405,
+        message: 'WhatsApp refused client version 2.3000.1027934701 (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session',
+      },
+    ]);
+  });
+
   it('sends buttons as a numbered text and says so, never dropping them', async () => {
     const connection = await connect();
     socket(0).open();
@@ -294,6 +385,100 @@ describe('BaileysNetwork wiring (fake socket)', () => {
     expect(socket(0).sent).to.deep.equal([{ jid: ALICE_PN, content: { text: 'Pick one\n\n1. Yes\n2. No\n\n_shop_' } }]);
     expect(fallback).to.equal(BUTTONS_FALLBACK);
     expect(message).to.include({ id: 'SENT1', chat: ALICE_PN, from_me: true, type: 'text', text: 'Pick one\n\n1. Yes\n2. No\n\n_shop_' });
+  });
+
+  it('checks a number on the network before the first send to it, trying the Brazilian ninth digit, and caches the answer', async () => {
+    const connection = await connect();
+    socket(0).open();
+    const error = await connection.sendText('5511977776666', 'hello').then(() => undefined, (e: unknown) => e);
+    expect(error).to.be.instanceOf(DomainError);
+    expect(error).to.include({ type: 'invalid_input' });
+    expect((error as Error).message).to.match(/not on WhatsApp/);
+    expect(socket(0).sent).to.deep.equal([]);
+
+    // Written with the ninth digit, known to the network without it.
+    const sent = await connection.sendText('5521987654321', 'oi');
+    expect(socket(0).sent.map((s) => s.jid)).to.deep.equal(['552187654321@s.whatsapp.net']);
+    expect(sent.chat).to.equal('552187654321@s.whatsapp.net');
+    expect(socket(0).lookups.at(-1)).to.deep.equal(['5521987654321@s.whatsapp.net', '552187654321@s.whatsapp.net']);
+    const asked = socket(0).lookups.length;
+    await connection.sendText('5521987654321@s.whatsapp.net', 'again');
+    expect(socket(0).lookups.length, 'the second send asks nobody').to.equal(asked);
+    expect(await connection.checkNumber('552187654321')).to.deep.equal({ exists: true, jid: '552187654321@s.whatsapp.net' });
+    // Groups are not numbers.
+    await connection.sendText(GROUP, 'team');
+    expect(socket(0).sent.at(-1)!.jid).to.equal(GROUP);
+  });
+
+  it('subscribes once to the presence of the people it talks with, and announces itself only as configured', async () => {
+    const connection = await connect();
+    socket(0).open();
+    socket(0).emit({
+      'messages.upsert': {
+        type: 'notify',
+        messages: [
+          { key: { remoteJid: ALICE_PN, fromMe: false, id: 'P1' }, message: { conversation: 'a' }, messageTimestamp: T0 },
+          { key: { remoteJid: ALICE_PN, fromMe: false, id: 'P2' }, message: { conversation: 'b' }, messageTimestamp: T0 },
+          { key: { remoteJid: GROUP, participant: ALICE_PN, fromMe: false, id: 'P3' }, message: { conversation: 'c' }, messageTimestamp: T0 },
+        ],
+      },
+    });
+    await connection.sendText('5521987654321', 'hello');
+    expect(log.filter((l) => l.includes('presence'))).to.deep.equal([`sock1.presenceSubscribe ${ALICE_PN}`, 'sock1.presenceSubscribe 552187654321@s.whatsapp.net']);
+
+    network = new BaileysNetwork({ version: [2, 3000, 1], logger: pino({ level: 'silent' }), presence: 'available', makeSocket: (c) => { const sock = new FakeSocket('on', log, c); sockets.push(sock); return sock; } });
+    await connect('I2');
+    sockets.at(-1)!.open();
+    expect(log).to.include('on.presence available');
+  });
+
+  it('retries a chat action once the phone has shared its app-state keys (right after pairing)', async () => {
+    network = new BaileysNetwork({ version: [2, 3000, 1], logger: pino({ level: 'silent' }), appStateKeyWaitMs: 200, makeSocket: (c) => { const sock = new FakeSocket(`sock${sockets.length + 1}`, log, c); sockets.push(sock); return sock; } });
+    const connection = await connect();
+    socket(0).open();
+    socket(0).chatModifyRefusals.push(new Boom('App state key not present!', { statusCode: 400 }));
+    const archived = connection.modifyChat(ALICE_PN, { type: 'archive', archived: true });
+    await until('the first attempt', () => log.includes('sock1.chatModify'));
+    socket(0).emit({ 'creds.update': { myAppStateKeyId: 'AAAAAB' } });
+    await archived;
+    expect(log.filter((l) => l === 'sock1.chatModify')).to.have.length(2);
+
+    // Keys that never come: a clear refusal after the wait, not a hang.
+    socket(0).chatModifyRefusals.push(new Boom('myAppStateKey ("AAAAAB") not present', { data: { isMissingKey: true } }));
+    const error = await connection.modifyChat(ALICE_PN, { type: 'pin', pinned: true }).then(() => undefined, (e: unknown) => e);
+    expect((error as Error).message).to.match(/not shared its chat-sync keys yet/);
+    // Other refusals are not waited on.
+    socket(0).chatModifyRefusals.push(new Error('bad request'));
+    const other = await connection.modifyChat(ALICE_PN, { type: 'pin', pinned: true }).then(() => undefined, (e: unknown) => e);
+    expect((other as Error).message).to.equal('bad request');
+  });
+
+  it('quotes a reply with the quoted message\'s author and content from the stored events', async () => {
+    const stored: Record<string, NetworkMessage> = {
+      MINE: { id: 'MINE', chat: ALICE_PN, sender: ME_PN, from_me: true, is_group: false, timestamp_s: T0, type: 'text', text: 'our question' },
+      THEIRS: { id: 'THEIRS', chat: GROUP, sender: BOB_PN, from_me: false, is_group: true, timestamp_s: T0, type: 'text', text: 'their idea' },
+    };
+    const connection = await network.connect({ instanceId: 'I1', accountId: 'A1', auth, handlers, storedMessage: async (id) => stored[id] });
+    socket(0).open();
+    await connection.sendText(ALICE_PN, 'answering myself', { replyTo: 'MINE' });
+    await connection.sendText(GROUP, 'good idea', { replyTo: 'THEIRS' });
+    await connection.sendText(ALICE_PN, 'old one', { replyTo: 'FORGOTTEN' });
+    const contexts = socket(0).sent.map((s) => ('contextInfo' in s.content ? s.content.contextInfo : undefined));
+    // Ours in a 1:1 chat is ours, not the peer's; content travels with the quote.
+    expect(contexts[0]).to.deep.equal({ stanzaId: 'MINE', participant: ME_PN, quotedMessage: { conversation: 'our question' } });
+    expect(contexts[1]).to.deep.equal({ stanzaId: 'THEIRS', participant: BOB_PN, quotedMessage: { conversation: 'their idea' } });
+    // Past retention: by id, attributed to the peer as before.
+    expect(contexts[2]).to.deep.equal({ stanzaId: 'FORGOTTEN', participant: ALICE_PN, quotedMessage: { conversation: '' } });
+  });
+
+  it('asks the phone to upload expired media again (updateMediaMessage) and answers the new location', async () => {
+    const connection = await connect();
+    socket(0).open();
+    const media = { kind: 'image' as const, url: 'https://mmg.whatsapp.net/v/t62.7118-24/old.enc', direct_path: '/v/t62.7118-24/old.enc', media_key: Buffer.alloc(32, 1).toString('base64'), file_sha256: Buffer.alloc(32, 2).toString('base64'), file_length: 10, mimetype: 'image/jpeg' };
+    const stored: NetworkMessage = { id: 'IMG1', chat: GROUP, sender: BOB_PN, sender_lid: '300000000000003@lid', from_me: false, is_group: true, timestamp_s: T0, type: 'media', media };
+    const fresh = await connection.refreshMedia!(stored);
+    expect(socket(0).reuploads[0]?.key).to.deep.equal({ remoteJid: GROUP, id: 'IMG1', fromMe: false, participant: '300000000000003@lid' });
+    expect(fresh).to.include({ url: 'https://mmg.whatsapp.net/v/t62.7118-24/fresh.enc', direct_path: '/v/t62.7118-24/fresh.enc', media_key: media.media_key, kind: 'image' });
   });
 
   it('refuses to send before the connection is open', async () => {

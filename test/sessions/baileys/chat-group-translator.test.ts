@@ -105,11 +105,26 @@ describe('Baileys translator: chats', () => {
             is_latest: true,
             chats: [
               // History gives the mute end in seconds; events carry milliseconds.
-              { jid: ALICE_LID, name: 'Alice', archived: true, unread_count: 3, mute_end_ms: 1_800_000_000_000, last_message_s: T0 },
+              // A person by phone jid when the chunk tells it (the chat's pnJid): one person, one chat.
+              { jid: ALICE_PN, name: 'Alice', archived: true, unread_count: 3, mute_end_ms: 1_800_000_000_000, last_message_s: T0 },
               { jid: GROUP, name: 'Team', pinned: true, unread_count: 0, community_jid: '120363000000000099@g.us' },
             ],
             messages: [
-              { id: 'H1', chat: ALICE_LID, sender: ALICE_LID, sender_lid: ALICE_LID, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0 - 100, type: 'text', text: 'old news' },
+              {
+                id: 'H1',
+                chat: ALICE_PN,
+                chat_lid: ALICE_LID,
+                addressing_mode: 'lid',
+                sender: ALICE_PN,
+                sender_pn: ALICE_PN,
+                sender_lid: ALICE_LID,
+                from_me: false,
+                is_group: false,
+                push_name: 'Alice',
+                timestamp_s: T0 - 100,
+                type: 'text',
+                text: 'old news',
+              },
             ],
           },
         },

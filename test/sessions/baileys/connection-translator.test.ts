@@ -55,7 +55,8 @@ describe('Baileys translator: connection', () => {
       ['bad session', closed('Bad MAC', DisconnectReason.badSession), 'bad_session', 500],
       ['multi-device mismatch', closed('Multi-device beta not joined', DisconnectReason.multideviceMismatch), 'multidevice_mismatch', 411],
       ['forbidden (banned)', closed('Connection Failure', DisconnectReason.forbidden), 'forbidden', 403],
-      ['a code Baileys does not name', closed('Connection Failure', 405), 'unknown', 405],
+      ['a refused client version (the server\'s failure reason 405)', closed('Connection Failure', 405), 'client_outdated', 405],
+      ['a code Baileys does not name', closed('Connection Failure', 418), 'unknown', 418],
     ];
 
     for (const [name, update, reason, statusCode] of cases) {

@@ -35,7 +35,10 @@ describe('Baileys translator: messages', () => {
       }),
     );
     expect(events).to.deep.equal([
-      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'A2', ...fromAlice, type: 'text', text: 'yes, that one', reply_to: 'Q1' } } },
+      {
+        type: 'MessageReceived',
+        data: { upsert: 'notify', message: { id: 'A2', ...fromAlice, type: 'text', text: 'yes, that one', reply_to: 'Q1', quoted: { sender: ME_PN, text: 'this one?' } } },
+      },
     ]);
   });
 
@@ -176,8 +179,8 @@ describe('Baileys translator: messages', () => {
       ),
     );
     expect(events).to.deep.equal([
-      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R1', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '👍' } } } },
-      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R2', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '' } } } },
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R1', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '👍', from_me: true } } } },
+      { type: 'MessageReceived', data: { upsert: 'notify', message: { id: 'R2', ...fromAlice, type: 'reaction', reaction: { message_id: 'M1', text: '', from_me: true } } } },
     ]);
   });
 
@@ -212,7 +215,8 @@ describe('Baileys translator: messages', () => {
     const events = translate(
       upsert(
         'notify',
-        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'PROTO' }, message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE, key: { id: 'X' } } }, messageTimestamp: T0 },
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'PROTO' }, message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.EPHEMERAL_SETTING, ephemeralExpiration: 86400 } }, messageTimestamp: T0 },
+        { key: { remoteJid: ALICE_PN, fromMe: false, id: 'KEYS' }, message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.APP_STATE_SYNC_KEY_SHARE, appStateSyncKeyShare: { keys: [] } } }, messageTimestamp: T0 },
         { key: { remoteJid: GROUP, fromMe: false, id: 'STUB', participant: ALICE_PN }, messageStubType: proto.WebMessageInfo.StubType.GROUP_PARTICIPANT_ADD, messageTimestamp: T0 },
       ),
     );
@@ -242,7 +246,22 @@ describe('Baileys translator: messages', () => {
           type: 'MessageReceived',
           data: {
             upsert: 'notify',
-            message: { id: 'L1', chat: ALICE_LID, sender: ALICE_LID, sender_pn: ALICE_PN, sender_lid: ALICE_LID, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0, type: 'text', text: 'from my lid' },
+            // Keyed by the phone jid, as CONTRACT.md's "Addresses" asks, with the LIDs beside it.
+            message: {
+              id: 'L1',
+              chat: ALICE_PN,
+              chat_lid: ALICE_LID,
+              addressing_mode: 'lid',
+              sender: ALICE_PN,
+              sender_pn: ALICE_PN,
+              sender_lid: ALICE_LID,
+              from_me: false,
+              is_group: false,
+              push_name: 'Alice',
+              timestamp_s: T0,
+              type: 'text',
+              text: 'from my lid',
+            },
           },
         },
       ]);
@@ -267,7 +286,7 @@ describe('Baileys translator: messages', () => {
         },
       });
       const group = events[1];
-      expect(group?.type === 'MessageReceived' && group.data.message).to.include({ chat: GROUP, sender: ALICE_LID, sender_pn: ALICE_PN, sender_lid: ALICE_LID, is_group: true });
+      expect(group?.type === 'MessageReceived' && group.data.message).to.include({ chat: GROUP, sender: ALICE_PN, sender_pn: ALICE_PN, sender_lid: ALICE_LID, is_group: true, addressing_mode: 'lid' });
     });
 
     it('knows the peer of our own message to a LID chat', () => {

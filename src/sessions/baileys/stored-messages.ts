@@ -1,0 +1,86 @@
+import type { proto } from '@whiskeysockets/baileys';
+import { sessionStream, type NetworkMessage } from '../../domain/session/events.js';
+import type { EventStore } from '../../infra/eventstore/port.js';
+
+/** How far back a retry request is looked up: WhatsApp retries within minutes to days. */
+const PAGE = 500;
+const MAX_EVENTS = 20_000;
+
+/**
+ * Messages of the instance's own session stream, sent, received or synced, newest first: the
+ * recipient's phone asks for a re-send (a retry receipt) when it could not decrypt one of ours,
+ * and Baileys' own cache of recent sends is small (5 minutes, 512 messages), without which the
+ * recipient keeps "waiting for this message"; a reply quotes its message with author and content;
+ * expired media is asked for again by its message. Contents past retention are gone from the log,
+ * and then so is the answer.
+ */
+export function findStoredMessage(events: EventStore) {
+  return async (instanceId: string, match: (message: NetworkMessage) => boolean): Promise<NetworkMessage | undefined> => {
+    let fromRevision: bigint | undefined;
+    for (let read = 0; read < MAX_EVENTS; read += PAGE) {
+      const page = await events.readStream(sessionStream(instanceId), { direction: 'backwards', maxCount: PAGE, ...(fromRevision === undefined ? {} : { fromRevision }) });
+      for (const event of page) {
+        const found = messagesOf(event.type, event.data).find(match);
+        if (found) return found;
+      }
+      const last = page.at(-1);
+      if (page.length < PAGE || !last || last.revision === 0n) return undefined;
+      fromRevision = last.revision - 1n;
+    }
+    return undefined;
+  };
+}
+
+/** The same, by message id. */
+export function storedSessionMessages(events: EventStore) {
+  const find = findStoredMessage(events);
+  return (instanceId: string, messageId: string) => find(instanceId, (m) => m.id === messageId);
+}
+
+function messagesOf(type: string, data: unknown): NetworkMessage[] {
+  if (typeof data !== 'object' || data === null) return [];
+  if (type === 'MessageSent' || type === 'MessageReceived') {
+    const message = (data as { message?: NetworkMessage | null }).message;
+    return message ? [message] : [];
+  }
+  if (type === 'HistorySyncReceived') {
+    const messages = (data as { messages?: NetworkMessage[] | null }).messages;
+    return Array.isArray(messages) ? messages : [];
+  }
+  return [];
+}
+
+/**
+ * A stored message as the protobuf Baileys re-encrypts for the retry. Only what we send carries
+ * content worth re-sending: texts (buttons go out as text), replies and reactions; media is
+ * re-sent by reference (the recipient downloads it again).
+ */
+export function messageContentOf(m: NetworkMessage): proto.IMessage | undefined {
+  if (m.reaction) return { reactionMessage: { key: { remoteJid: m.chat, id: m.reaction.message_id, fromMe: m.reaction.from_me ?? false }, text: m.reaction.text } };
+  if (m.media) {
+    const media = {
+      url: m.media.url,
+      directPath: m.media.direct_path ?? null,
+      mediaKey: Buffer.from(m.media.media_key, 'base64'),
+      fileSha256: Buffer.from(m.media.file_sha256, 'base64'),
+      fileEncSha256: m.media.file_enc_sha256 ? Buffer.from(m.media.file_enc_sha256, 'base64') : null,
+      fileLength: m.media.file_length,
+      mimetype: m.media.mimetype,
+    };
+    switch (m.media.kind) {
+      case 'image':
+        return { imageMessage: { ...media, caption: m.media.caption ?? null } };
+      case 'video':
+        return { videoMessage: { ...media, caption: m.media.caption ?? null } };
+      case 'audio':
+        return { audioMessage: { ...media, ptt: m.media.ptt ?? null } };
+      case 'document':
+        return { documentMessage: { ...media, fileName: m.media.file_name ?? null } };
+      case 'sticker':
+        return { stickerMessage: media };
+    }
+  }
+  if (typeof m.text !== 'string') return undefined;
+  if (m.reply_to) return { extendedTextMessage: { text: m.text, contextInfo: { stanzaId: m.reply_to } } };
+  return { conversation: m.text };
+}
