@@ -44,6 +44,12 @@ import { chooseNetwork } from './sessions/networks.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
+import { helpdeskRoutes } from './api/routes/helpdesk.js';
+import { HelpdeskCommands } from './commands/helpdesk.js';
+import { CallbackPaths } from './helpdesk/callback-paths.js';
+import { ChatwootClient } from './helpdesk/chatwoot-client.js';
+import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
+import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
 
 export const VERSION = '1.0.0';
 
@@ -71,7 +77,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const backends = await openBackends(config);
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
-  const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
+  const serverKey = await loadOrCreateKey(config.DATA_DIR, 'server');
+  const box = new SecretBox(serverKey);
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
   const instanceQueries = new InstanceQueries(backends.docs);
@@ -79,7 +86,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, ...webhooks.projections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, ...webhooks.projections],
     logger,
   );
   await projections.start();
@@ -136,7 +143,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
+  const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
   const extraRoutes = [
+    ...helpdeskRoutes({ commands: helpdeskCommands, queries: new HelpdeskQueries(backends.docs), allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({
       groups: new GroupQueries(backends.docs),
@@ -178,7 +188,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await manager.shutdown();
       await webhooks.stop();
-      await Promise.all([mediaSource.close(), mediaDownloader.close()]);
+      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');
