@@ -50,6 +50,13 @@ import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
 import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
 import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
+import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
+import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
+import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
+import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
+import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
+import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
 
 export const VERSION = '1.0.0';
 
@@ -82,11 +89,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS);
 
   const instanceQueries = new InstanceQueries(backends.docs);
+  // The bridge worker exists only once sessions do; its outbox pokes it from the first commit on.
+  let pokeBridge = () => undefined as void;
+  const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, ...webhooks.projections],
+    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, bridgeOutbox, ...webhooks.projections],
     logger,
   );
   await projections.start();
@@ -145,8 +155,22 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
   const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
+  const helpdeskQueries = new HelpdeskQueries(backends.docs);
+  const bridge = new HelpdeskBridge({
+    docs: backends.docs,
+    configs: helpdeskQueries,
+    client: helpdeskClient,
+    toHelpdesk: new ToHelpdesk(helpdeskClient, backends.docs, mediaFetcher(mediaDownloader)),
+    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events),
+    openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
+    clock,
+    logger: logger.child({ module: 'helpdesk' }),
+  });
+  pokeBridge = () => bridge.poke();
+  const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
   const extraRoutes = [
-    ...helpdeskRoutes({ commands: helpdeskCommands, queries: new HelpdeskQueries(backends.docs), allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
+    ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
+    ...helpdeskCallbackRoutes(callbacks),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({
       groups: new GroupQueries(backends.docs),
@@ -175,6 +199,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
   await manager.start();
+  bridge.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -186,6 +211,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       clearTimeout(timer);
       await cancellations.stop();
+      await bridge.stop();
       await manager.shutdown();
       await webhooks.stop();
       await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);

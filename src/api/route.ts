@@ -25,6 +25,8 @@ export interface RouteInput<B, Q, P> {
   instance: InstanceDoc;
   requestId: string;
   ip: string;
+  /** The body's exact bytes as text, on routes that ask for them (to check a signature over them). */
+  rawBody?: string;
   koa: Context;
 }
 
@@ -54,6 +56,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   params?: P;
   /** Bytes; the app's default limit otherwise. */
   bodyLimit?: number;
+  /** Hand the handler the body's exact text too (signed callbacks). */
+  rawBody?: boolean;
   /** Success answer; error answers are added from `errors`. */
   response: ResponseSpec & { status?: number };
   /** Error statuses this route can answer besides the auth ones. */

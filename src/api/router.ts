@@ -26,6 +26,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       urlencoded: false,
       multipart: false,
       patchKoa: true,
+      includeUnparsed: route.rawBody === true,
     });
 
     router[route.method](koaPath, async (ctx: Context) => {
@@ -41,6 +42,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
         instance,
         requestId: ctx.state.requestId as string,
         ip: ctx.ip,
+        ...(route.rawBody ? { rawBody: (ctx.request as { rawBody?: string }).rawBody ?? '' } : {}),
         koa: ctx,
       } as RouteInput<unknown, unknown, unknown>;
       const answer = await route.handler(input as Parameters<AnyRoute['handler']>[0]);

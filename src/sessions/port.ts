@@ -56,6 +56,11 @@ export interface ProfileSnapshot {
 
 export interface SendOptions {
   replyTo?: string;
+  /**
+   * Chosen by the caller so that sending again after a crash is the same message: the network
+   * keeps one message per id (a reactor that cannot know whether its last send went out uses it).
+   */
+  messageId?: string;
 }
 
 export interface ButtonsContent {

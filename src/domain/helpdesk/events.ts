@@ -46,7 +46,28 @@ export type HelpdeskConfiguredData = Static<typeof HelpdeskConfigured>;
 
 export const HelpdeskRemoved = Type.Object({});
 
-export const HelpdeskEventSchemas = { HelpdeskConfigured, HelpdeskRemoved } as const;
+/** An agent answered in the helpdesk; the bridge sends it to WhatsApp from the log. */
+export const HelpdeskReplyReceived = Type.Object({
+  helpdesk_message_id: Type.Integer(),
+  conversation_id: Type.Integer(),
+  /** The contact's id in the inbox (the public API addresses it so). */
+  contact_source_id: Type.String(),
+  content: Type.String(),
+  agent: Type.String(),
+  attachments: Type.Array(Type.Object({ file_type: Type.String(), data_url: Type.String() })),
+  /** Whom the conversation is with, as the helpdesk knows the contact. */
+  contact: Type.Object({ identifier: Type.Union([Type.String(), Type.Null()]), phone_number: Type.Union([Type.String(), Type.Null()]) }),
+});
+export type HelpdeskReplyReceivedData = Static<typeof HelpdeskReplyReceived>;
 
-type Schemas = typeof HelpdeskEventSchemas;
-export type HelpdeskEvent = { [K in keyof Schemas]: { type: K; data: Static<Schemas[K]> } }[keyof Schemas];
+export const HelpdeskConversationStatusChanged = Type.Object({
+  conversation_id: Type.Integer(),
+  status: Type.String(),
+});
+
+export const HelpdeskEventSchemas = { HelpdeskConfigured, HelpdeskRemoved, HelpdeskReplyReceived, HelpdeskConversationStatusChanged } as const;
+
+/** What the configuration's decider folds: the helpdesk's own happenings are facts, not decisions. */
+export type HelpdeskEvent =
+  | { type: 'HelpdeskConfigured'; data: Static<typeof HelpdeskConfigured> }
+  | { type: 'HelpdeskRemoved'; data: Static<typeof HelpdeskRemoved> };

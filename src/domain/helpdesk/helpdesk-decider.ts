@@ -33,6 +33,9 @@ export const helpdeskDecider: Decider<HelpdeskState, HelpdeskCommand, HelpdeskEv
         return { ...state, config: event.data };
       case 'HelpdeskRemoved':
         return { config: null, removals: state.removals + 1 };
+      default:
+        // The stream also carries the helpdesk's own happenings (agents' replies): not decisions.
+        return state;
     }
   },
 

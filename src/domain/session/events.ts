@@ -153,8 +153,8 @@ export const SessionEventSchemas = {
   MessageReceived: Type.Object({ message: NetworkMessage, upsert: Type.Union([Type.Literal('notify'), Type.Literal('append')]) }),
   MessageSent: Type.Object({
     message: NetworkMessage,
-    /** Where it came from: our API, or the phone (or another linked device) itself. */
-    origin: Type.Union([Type.Literal('api'), Type.Literal('device')]),
+    /** Where it came from: our API, the phone (or another linked device) itself, or a helpdesk agent's answer. */
+    origin: Type.Union([Type.Literal('api'), Type.Literal('device'), Type.Literal('helpdesk')]),
     /** What the driver did where the network would not render the request as asked. */
     fallback: OptStr,
   }),

@@ -192,7 +192,7 @@ export class BaileysConnection implements NetworkConnection {
   async sendText(to: string, text: string, options: SendOptions = {}): Promise<NetworkMessage> {
     const jid = toJid(to);
     const content: AnyMessageContent = options.replyTo ? { text, contextInfo: quoteOf(jid, options.replyTo) } : { text };
-    return this.send(jid, content);
+    return this.send(jid, content, options.messageId);
   }
 
   async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
@@ -257,9 +257,9 @@ export class BaileysConnection implements NetworkConnection {
     await this.creds.drain();
   }
 
-  private async send(jid: string, content: AnyMessageContent): Promise<NetworkMessage> {
+  private async send(jid: string, content: AnyMessageContent, messageId?: string): Promise<NetworkMessage> {
     this.ensureOpen();
-    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content));
+    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content, messageId === undefined ? undefined : { messageId }));
     return this.sentMessage(sent);
   }
 

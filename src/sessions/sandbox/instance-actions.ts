@@ -41,7 +41,12 @@ export class InstanceActions implements ConnectionActions {
     const me = await this.me(conn);
     if (typeof text !== 'string' || text === '') throw invalidInput('message', 'must not be empty');
     const route = await this.messaging.route(me, parseAddress('phone', to), 'phone', options?.replyTo);
-    const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance');
+    if (options?.messageId !== undefined) {
+      // The network keeps one message per id: a send repeated after a crash is not a second one.
+      const sent = await this.messaging.sentBy(me, options.messageId);
+      if (sent) return networkMessage(sent, me._id);
+    }
+    const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance', options?.messageId);
     return networkMessage(message, me._id);
   }
 

@@ -97,7 +97,7 @@ export class ChatwootTestServer {
   /** Every API request, in order, as `METHOD path`. */
   readonly requests: string[] = [];
   /** Answers the next requests whose `METHOD path` matches with this status (fault injection). */
-  private readonly faults: { pattern: RegExp; status: number; times: number }[] = [];
+  private readonly faults: { pattern: RegExp; status: number; times: number; afterHandling: boolean }[] = [];
   private readonly seen: { conversation: number; at: number }[] = [];
   private lastSeen = new Map<number, number>();
   private nextId = 1;
@@ -122,13 +122,18 @@ export class ChatwootTestServer {
     app.use(async (ctx, next) => {
       this.requests.push(`${ctx.method} ${ctx.path}`);
       const fault = this.faults.find((f) => f.pattern.test(`${ctx.method} ${ctx.path}`));
-      if (fault) {
-        if (--fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+      if (fault && --fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+      if (fault && !fault.afterHandling) {
         ctx.status = fault.status;
         ctx.body = { error: 'injected fault' };
         return;
       }
       await next();
+      if (fault) {
+        // The request took effect, but its answer is lost on the way back.
+        ctx.status = fault.status;
+        ctx.body = { error: 'injected fault after handling' };
+      }
     });
     app.use(this.publicRoutes().routes());
     app.use(this.apiRoutes().routes());
@@ -143,9 +148,12 @@ export class ChatwootTestServer {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 
-  /** The next `times` requests matching `METHOD path` answer `status`. */
-  fail(pattern: RegExp, status: number, times = 1): void {
-    this.faults.push({ pattern, status, times });
+  /**
+   * The next `times` requests matching `METHOD path` answer `status`; with `afterHandling` they
+   * take effect first (an answer lost on the way back).
+   */
+  fail(pattern: RegExp, status: number, times = 1, afterHandling = false): void {
+    this.faults.push({ pattern, status, times, afterHandling });
   }
 
   /** An inbox made by an administrator beforehand (the gateway then finds it by name). */
@@ -408,6 +416,11 @@ export class ChatwootTestServer {
       ctx.body = this.presentMessage(message);
       // Chatwoot tells the inbox's webhook about every message created, the API's own included.
       void this.notify(conversation, message);
+    });
+    router.get('/conversations/:id/messages', (ctx) => {
+      const conversation = this.conversationById(Number(ctx.params.id));
+      if (!conversation) return notFound(ctx);
+      ctx.body = { meta: {}, payload: this.conversationMessages(conversation.id).map((m) => this.presentMessage(m)) };
     });
     router.delete('/conversations/:id/messages/:messageId', (ctx) => {
       const message = this.messages.find((m) => m.id === Number(ctx.params.messageId) && m.conversation_id === Number(ctx.params.id));
