@@ -158,7 +158,7 @@ describe('helpdesk bridge across failures and a restart', function () {
     // The helpdesk takes the first message but its answer is lost, then it is down for a while.
     chatwoot.fail(/^POST .*\/conversations\/\d+\/messages$/, 500, 1, true);
     chatwoot.fail(/^POST .*\/conversations\/\d+\/messages$/, 503, 2);
-    const ids = [];
+    const ids: string[] = [];
     for (const text of ['one', 'two', 'three']) ids.push(await say(w, w.customer.phone, w.me.phone, text));
     await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${ids[0]}`), 'the first message taken');
     await t.stop();
