@@ -85,6 +85,33 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     expect(chatwoot.conversationMessages((conversations[0] as any).id)).to.have.length(3);
   });
 
+  it('carries media with its caption, a reply as a threaded answer, and a reaction, each once', async () => {
+    const w = await world(t);
+    await configure(w, chatwoot);
+    const bytes = Buffer.from('a picture of the damaged parcel, honestly');
+    const photo = await w.t.api('POST', `/sandbox/phones/${w.customer.phone}/messages`, {
+      token: w.owner.jwt,
+      body: { to: w.me.phone, media: { kind: 'image', mimetype: 'image/png', data_base64: bytes.toString('base64'), caption: 'look', file_name: 'parcel.png' } },
+    });
+    expect(photo.status, photo.text).to.equal(201);
+    const photoId = photo.body.message_id as string;
+    const reply = await w.t.api('POST', `/sandbox/phones/${w.customer.phone}/messages`, { token: w.owner.jwt, body: { to: w.me.phone, text: 'see above', reply_to: photoId } });
+    expect(reply.status, reply.text).to.equal(201);
+    const reacted = await w.t.api('POST', `/instances/${w.instanceId}/chat/react`, { token: w.owner.jwt, body: { phone: w.customer.phone, message_id: photoId, reaction: '👍' } });
+    expect(reacted.status, reacted.text).to.equal(200);
+    const reactionId = reacted.body.data.message_id as string;
+    await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${reactionId}`), 'all three in the helpdesk');
+    const [media, answer, reaction] = [photoId, reply.body.message_id, reactionId].map((id) => chatwoot.messages.find((m) => m.source_id === `WAID:${id}`) as any);
+    expect(media.content).to.equal('look');
+    expect(media.attachments).to.have.length(1);
+    expect(media.attachments[0]).to.include({ file_type: 'image', file_name: 'parcel.png', content_type: 'image/png' });
+    expect(Buffer.compare(media.attachments[0].bytes, bytes)).to.equal(0);
+    expect(answer.content_attributes).to.deep.equal({ in_reply_to: media.id });
+    expect(reaction).to.include({ content: '👍', message_type: 'outgoing' });
+    expect(reaction.content_attributes).to.deep.equal({ in_reply_to: media.id });
+    for (const id of [photoId, reply.body.message_id, reactionId]) expect(chatwoot.messages.filter((m) => m.source_id === `WAID:${id}`)).to.have.length(1);
+  });
+
   it('refuses callbacks without the secret path or with a bad or stale signature, and sends nothing', async () => {
     const w = await world(t);
     const config = await configure(w, chatwoot);
