@@ -53,6 +53,7 @@ import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
 import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
 import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
 import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
+import { ImportHistory } from './helpdesk/bridge/import-history.js';
 import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
 import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
@@ -156,11 +157,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
   const helpdeskQueries = new HelpdeskQueries(backends.docs);
+  const toHelpdesk = new ToHelpdesk(helpdeskClient, backends.docs, mediaFetcher(mediaDownloader));
   const bridge = new HelpdeskBridge({
     docs: backends.docs,
     configs: helpdeskQueries,
     client: helpdeskClient,
-    toHelpdesk: new ToHelpdesk(helpdeskClient, backends.docs, mediaFetcher(mediaDownloader)),
+    toHelpdesk,
+    importHistory: new ImportHistory(backends.events, backends.docs, toHelpdesk, clock),
     toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events),
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
@@ -169,7 +172,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   pokeBridge = () => bridge.poke();
   const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
   const extraRoutes = [
-    ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
+    ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, imports: bridge, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...helpdeskCallbackRoutes(callbacks),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({

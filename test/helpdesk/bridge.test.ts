@@ -207,3 +207,40 @@ describe('helpdesk bridge across failures and a restart', function () {
     await t.stop();
   });
 });
+
+describe('helpdesk history import', function () {
+  this.timeout(30_000);
+  let t: TestGateway;
+  let chatwoot: ChatwootTestServer;
+  before(async () => {
+    chatwoot = await new ChatwootTestServer().start();
+    t = await startTestGateway(SANDBOX);
+  });
+  after(async () => {
+    await t.stop();
+    await chatwoot.close();
+  });
+
+  it('imports the synced contacts and messages once through the REST API, with progress on the configuration, also when configured after pairing', async () => {
+    const owner = await newAccount(t.api);
+    const { id } = await newInstance(t.api, owner);
+    const me = await newPhone(t.api, owner);
+    const customers = [await newPhone(t.api, owner, { push_name: 'Old Friend' }), await newPhone(t.api, owner, { push_name: 'Quiet One' })];
+    const w: World = { t, owner, instanceId: id, me, customer: customers[0] as { phone: string; jid: string } };
+    const history = [await say(w, customers[0]!.phone, me.phone, 'before pairing 1'), await say(w, customers[0]!.phone, me.phone, 'before pairing 2')];
+    await say(w, me.phone, customers[1]!.phone, 'I wrote first');
+    await pairByQr(t.api, owner, id, me.phone);
+    const config = await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1 });
+    await waitFor(async () => (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress?.state === 'done', 'the import done', 15_000);
+    const progress = (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress;
+    expect(progress).to.deep.equal({ state: 'done', contacts_imported: 2, messages_imported: 3, messages_total: 3 });
+    for (const c of customers) expect(chatwoot.contacts.filter((x) => x.identifier === c.jid)).to.have.length(1);
+    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
+    const outgoing = chatwoot.messages.find((x) => x.content === 'I wrote first');
+    expect(outgoing?.message_type).to.equal('outgoing');
+    // Saving again does not import again.
+    await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1, name_inbox: config.name_inbox });
+    await new Promise((r) => setTimeout(r, 700));
+    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
+  });
+});

@@ -7,7 +7,7 @@ import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js'
 const FIELD_ORDER = [
   'id', 'instance_id', 'enabled', 'url', 'account_id', 'name_inbox', 'token_masked', 'inbox_id', 'inbox_identifier',
   'sign_msg', 'sign_delimiter', 'number', 'reopen_conversation', 'conversation_pending', 'import_contacts', 'import_messages',
-  'days_limit_import_messages', 'organization', 'logo', 'ignore_jids', 'ignore_groups', 'webhook_url', 'created_at', 'updated_at',
+  'days_limit_import_messages', 'organization', 'logo', 'ignore_jids', 'ignore_groups', 'webhook_url', 'created_at', 'updated_at', 'import_progress',
 ];
 
 async function filesUnder(dir: string): Promise<string[]> {

@@ -1,7 +1,8 @@
 import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection.js';
+import type { ImportProgress } from '../../helpdesk/bridge/bridge.js';
 
 /** The spec's helpdesk configuration, fields in its order; the token never, only its mask. */
-export function presentHelpdesk(doc: HelpdeskDoc, webhookUrl: string) {
+export function presentHelpdesk(doc: HelpdeskDoc, webhookUrl: string, importProgress: ImportProgress | null) {
   return {
     id: doc.config_id,
     instance_id: doc._id,
@@ -27,5 +28,7 @@ export function presentHelpdesk(doc: HelpdeskDoc, webhookUrl: string) {
     webhook_url: webhookUrl,
     created_at: doc.created_at,
     updated_at: doc.updated_at,
+    // After the spec's fields: how far the history import has come (null before any).
+    import_progress: importProgress,
   };
 }

@@ -1,6 +1,7 @@
 import { notFound } from '../../domain/errors.js';
 import type { HelpdeskCommands } from '../../commands/helpdesk.js';
 import type { HelpdeskQueries } from '../../projections/helpdesk/helpdesk-queries.js';
+import type { ImportProgress } from '../../helpdesk/bridge/bridge.js';
 import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection.js';
 import { commandContext } from '../deps.js';
 import { webhookUrl } from '../inputs.js';
@@ -14,12 +15,14 @@ const TAG = 'Helpdesk';
 export interface HelpdeskRouteDeps {
   commands: HelpdeskCommands;
   queries: HelpdeskQueries;
+  imports: { importProgress(instanceId: string): Promise<ImportProgress | null> };
   allowPrivate: boolean;
 }
 
 /** The spec's `<helpdesk>` segment is `helpdesk` (CONTRACT.md, Helpdesk). */
-export function helpdeskRoutes({ commands, queries, allowPrivate }: HelpdeskRouteDeps) {
-  const present = (doc: HelpdeskDoc) => presentHelpdesk(doc, commands.callbackUrl(doc._id, doc.callback_generation));
+export function helpdeskRoutes({ commands, queries, imports, allowPrivate }: HelpdeskRouteDeps) {
+  const present = async (doc: HelpdeskDoc) =>
+    presentHelpdesk(doc, commands.callbackUrl(doc._id, doc.callback_generation), await imports.importProgress(doc._id));
   const current = async (instanceId: string) => {
     const doc = await queries.byInstance(instanceId);
     if (!doc) throw notFound('no helpdesk configuration for this instance');
@@ -63,7 +66,7 @@ export function helpdeskRoutes({ commands, queries, allowPrivate }: HelpdeskRout
           },
           commandContext(principal, requestId, instance._id),
         );
-        return { body: present(await current(instance._id)) };
+        return { body: await present(await current(instance._id)) };
       },
     }),
     defineRoute({
@@ -74,7 +77,7 @@ export function helpdeskRoutes({ commands, queries, allowPrivate }: HelpdeskRout
       auth: 'instance_jwt',
       params: InstanceIdParams,
       response: { description: 'the configuration', schema: HelpdeskConfiguration },
-      handler: async ({ instance }) => ({ body: present(await current(instance._id)) }),
+      handler: async ({ instance }) => ({ body: await present(await current(instance._id)) }),
     }),
     defineRoute({
       method: 'delete',

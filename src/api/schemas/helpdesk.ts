@@ -55,6 +55,17 @@ export const HelpdeskConfiguration = Type.Object(
     webhook_url: Type.String({ description: "the URL to set as the helpdesk API inbox's webhook" }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
+    import_progress: Nullable(
+      Type.Object(
+        {
+          state: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+          contacts_imported: Type.Integer(),
+          messages_imported: Type.Integer(),
+          messages_total: Type.Integer(),
+        },
+        { description: 'the history import (import_contacts, import_messages) after pairing; null before any' },
+      ),
+    ),
   },
   { $id: 'HelpdeskConfiguration' },
 );

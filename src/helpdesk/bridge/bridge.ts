@@ -5,6 +5,7 @@ import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection
 import type { HelpdeskQueries } from '../../projections/helpdesk/helpdesk-queries.js';
 import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient } from '../port.js';
 import { HELPDESK_JOBS, HELPDESK_LINKS, linkId, type JobDoc, type LinkDoc } from './jobs.js';
+import type { ImportHistory } from './import-history.js';
 import type { ToHelpdesk } from './to-helpdesk.js';
 import { UndeliverableReply, type ToWhatsApp } from './to-whatsapp.js';
 
@@ -14,6 +15,7 @@ export interface BridgeOptions {
   client: HelpdeskClient;
   toHelpdesk: ToHelpdesk;
   toWhatsApp: ToWhatsApp;
+  importHistory: ImportHistory;
   openToken: (instanceId: string, sealed: string) => string;
   clock: Clock;
   logger: Logger;
@@ -25,6 +27,15 @@ export interface BridgeOptions {
   horizonMs?: number;
 }
 
+export interface ImportProgress {
+  state: 'running' | 'done' | 'failed';
+  contacts_imported: number;
+  messages_imported: number;
+  messages_total: number;
+}
+
+const SWEEP_EVERY_MS = 3_600_000;
+const KEEP_FINISHED_MS = 7 * 86_400_000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
 /** The helpdesk's per-conversation limit counts a minute. */
@@ -41,6 +52,7 @@ export class HelpdeskBridge {
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = false;
+  private sweptAt = 0;
 
   constructor(private readonly o: BridgeOptions) {}
 
@@ -68,9 +80,17 @@ export class HelpdeskBridge {
     await this.running;
   }
 
-  /** Jobs not yet done (for tests and /ready-style checks). */
-  pending(): Promise<number> {
-    return this.o.docs.collection<JobDoc>(HELPDESK_JOBS).count({ state: 'pending' });
+  /** The history imports of an instance, summed: what its configuration shows. */
+  async importProgress(instanceId: string): Promise<ImportProgress | null> {
+    const imports = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ instance_id: instanceId, 'work.kind': 'import' });
+    if (imports.length === 0) return null;
+    const sum = (f: (j: JobDoc) => number) => imports.reduce((n, j) => n + f(j), 0);
+    return {
+      state: imports.some((j) => j.state === 'pending') ? 'running' : imports.some((j) => j.state === 'failed') ? 'failed' : 'done',
+      contacts_imported: sum((j) => j.progress?.contacts ?? 0),
+      messages_imported: sum((j) => j.progress?.messages ?? 0),
+      messages_total: sum((j) => j.progress?.total ?? 0),
+    };
   }
 
   private schedule(): void {
@@ -81,6 +101,7 @@ export class HelpdeskBridge {
   }
 
   private async drain(): Promise<void> {
+    await this.sweep().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping finished helpdesk jobs failed'));
     for (;;) {
       this.again = false;
       const heads = await this.dueHeads();
@@ -117,6 +138,9 @@ export class HelpdeskBridge {
           break;
         case 'seen':
           await this.seen(config, account, job.instance_id, job.work.message_ids);
+          break;
+        case 'import':
+          await this.o.importHistory.run(config, account, job as JobDoc & { work: { kind: 'import' } });
           break;
       }
       await this.finish(job, 'done', null);
@@ -161,6 +185,15 @@ export class HelpdeskBridge {
   }
 
   private async finish(job: JobDoc, state: JobDoc['state'], error: string | null): Promise<void> {
-    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne({ _id: job._id }, { $set: { state, last_error: error, attempts: job.attempts + 1 } }, { durable: true });
+    const finished_ms = this.o.clock.now().getTime();
+    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne({ _id: job._id }, { $set: { state, last_error: error, attempts: job.attempts + 1, finished_ms } }, { durable: true });
+  }
+
+  /** Finished jobs are kept a week for inspection, imports for good (they are the import's progress). */
+  private async sweep(): Promise<void> {
+    const now = this.o.clock.now().getTime();
+    if (now - this.sweptAt < SWEEP_EVERY_MS) return;
+    this.sweptAt = now;
+    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
   }
 }

@@ -5,13 +5,17 @@ import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 export const HELPDESK_JOBS = 'helpdesk_jobs';
 export const HELPDESK_LINKS = 'helpdesk_links';
 
+
+
 export type JobState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** One thing the bridge must do, recorded by the outbox projection with its checkpoint. */
 export type JobWork =
   | { kind: 'to_helpdesk'; message: NetworkMessage; chat_name?: string }
   | { kind: 'to_whatsapp'; reply: HelpdeskReplyReceivedData; event_id: string }
-  | { kind: 'seen'; chat: string; message_ids: string[] };
+  | { kind: 'seen'; chat: string; message_ids: string[] }
+  /** A history sync to import: the event is read back from the log when the job runs. */
+  | { kind: 'import'; stream: string; revision: number };
 
 export type JobDoc = Document & {
   _id: string;
@@ -22,6 +26,10 @@ export type JobDoc = Document & {
   attempts: number;
   due_ms: number;
   last_error: string | null;
+  /** An import's progress, kept as it goes (the configuration shows the sum over its imports). */
+  progress?: { contacts: number; messages: number; total: number };
+  /** When it was done, skipped or given up (finished jobs are swept after a while; imports stay). */
+  finished_ms?: number;
   /** When it first failed: the horizon after which it is given up counts from here. */
   first_failed_ms?: number;
   work: JobWork;
@@ -40,9 +48,8 @@ export type LinkDoc = Document & {
 export const linkId = (instanceId: string, waMessageId: string) => `${instanceId}:${waMessageId}`;
 
 export async function ensureBridgeIndexes(docs: DocumentStore): Promise<void> {
-  await docs.collection(HELPDESK_JOBS).createIndex({
-    name: 'pending',
-    keys: { state: 1, instance_id: 1, pos: 1 },
-    partialFilterExpression: { state: 'pending' },
-  });
+  const jobs = docs.collection(HELPDESK_JOBS);
+  await jobs.createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  await jobs.createIndex({ name: 'imports', keys: { instance_id: 1 }, partialFilterExpression: { 'work.kind': 'import' } });
+  await jobs.createIndex({ name: 'finished', keys: { finished_ms: 1 }, partialFilterExpression: { finished_ms: { $exists: true } } });
 }

@@ -55,10 +55,15 @@ export class ToHelpdesk {
   }
 
   /** The person (or group) behind a chat, in the helpdesk. */
-  private async contact(account: HelpdeskAccount, inboxId: number, message: NetworkMessage): Promise<HelpdeskContact> {
+  private contact(account: HelpdeskAccount, inboxId: number, message: NetworkMessage): Promise<HelpdeskContact> {
     // A LID-addressed chat is the person's phone jid whenever the network told it.
     const jid = !isGroupJid(message.chat) && message.chat.endsWith('@lid') && message.sender_pn ? message.sender_pn : message.chat;
     const lid = isGroupJid(message.chat) ? undefined : message.chat.endsWith('@lid') ? message.chat : message.sender_lid;
+    return this.ensureContact(account, inboxId, jid, lid, !message.from_me && !message.is_group ? message.push_name : undefined);
+  }
+
+  /** Finds the contact by jid (or LID), then by phone in both Brazilian forms; creates it when none matches. */
+  async ensureContact(account: HelpdeskAccount, inboxId: number, jid: string, lid: string | undefined, pushName: string | undefined): Promise<HelpdeskContact> {
     const find = async () => {
       const byId = await this.client.findContacts(account, 'identifier', lid && lid !== jid ? [jid, lid] : [jid]);
       if (byId[0]) return byId[0];
@@ -68,7 +73,7 @@ export class ToHelpdesk {
     const found = await find();
     if (found) return found;
     const digits = phoneOf(jid);
-    const name = isGroupJid(jid) ? `Group ${jid.split('@')[0]}` : (!message.from_me && message.push_name) || (digits ? `+${digits}` : jid);
+    const name = pushName || (isGroupJid(jid) ? `Group ${jid.split('@')[0]}` : digits ? `+${digits}` : jid);
     try {
       return await this.client.createContact(account, { inbox_id: inboxId, name, identifier: jid, ...(digits ? { phone_number: `+${digits}` } : {}) });
     } catch (err) {

@@ -10,7 +10,11 @@ import type { Projection } from '../projection.js';
 const BRIDGES = 'helpdesk_bridges';
 
 /** Who the bridge carries for, as of the events folded so far (its own copy, committed with its checkpoint). */
-type BridgeDoc = { _id: string; enabled: boolean; ignore_jids: string[]; ignore_groups: boolean };
+type SyncRef = { event_id: string; stream: string; revision: number; pos: number };
+type BridgeDoc = { _id: string; enabled: boolean; ignore_jids: string[]; ignore_groups: boolean; imports: boolean; syncs: SyncRef[] };
+
+/** History syncs remembered per instance, so a helpdesk configured after pairing can still import them. */
+const SYNCS_KEPT = 50;
 
 const instanceOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
@@ -32,6 +36,7 @@ export class BridgeOutbox implements Projection {
     'MessageReceived',
     'MessageSent',
     'ReceiptReceived',
+    'HistorySyncReceived',
   ]);
   private bridges = new Map<string, BridgeDoc>();
 
@@ -51,11 +56,24 @@ export class BridgeOutbox implements Projection {
     switch (event.type) {
       case 'HelpdeskConfigured': {
         const { settings } = event.data as Static<typeof HelpdeskConfigured>;
-        return this.save({ _id: instanceId, enabled: settings.enabled, ignore_jids: settings.ignore_jids, ignore_groups: settings.ignore_groups });
+        const before = this.bridges.get(instanceId);
+        const after: BridgeDoc = {
+          _id: instanceId,
+          enabled: settings.enabled,
+          ignore_jids: settings.ignore_jids,
+          ignore_groups: settings.ignore_groups,
+          imports: settings.import_contacts || settings.import_messages,
+          syncs: before?.syncs ?? [],
+        };
+        // Importing switched on after pairing: the history already synced is imported now.
+        const starts = after.enabled && after.imports && !(before?.enabled && before.imports);
+        const imports = starts ? after.syncs.flatMap((sync) => this.job(event, instanceId, { kind: 'import', stream: sync.stream, revision: sync.revision }, `${event.id}:${sync.event_id}`, sync.pos)) : [];
+        return [...this.save(after), ...imports];
       }
-      case 'HelpdeskRemoved':
-        this.bridges.delete(instanceId);
-        return [{ collection: BRIDGES, op: 'deleteOne', filter: { _id: instanceId } }];
+      case 'HelpdeskRemoved': {
+        const before = this.bridges.get(instanceId);
+        return this.save({ _id: instanceId, enabled: false, ignore_jids: [], ignore_groups: false, imports: false, syncs: before?.syncs ?? [] });
+      }
       case 'HelpdeskReplyReceived':
         return this.job(event, instanceId, { kind: 'to_whatsapp', reply: event.data as HelpdeskReplyReceivedData, event_id: event.id });
       case 'MessageReceived': {
@@ -71,6 +89,12 @@ export class BridgeOutbox implements Projection {
       case 'ReceiptReceived': {
         const d = event.data as SessionEventData<'ReceiptReceived'>;
         return d.state === 'Read' && this.carries(instanceId, d.chat) ? this.job(event, instanceId, { kind: 'seen', chat: d.chat, message_ids: d.message_ids }) : [];
+      }
+      case 'HistorySyncReceived': {
+        const bridge = this.bridges.get(instanceId) ?? { _id: instanceId, enabled: false, ignore_jids: [], ignore_groups: false, imports: false, syncs: [] };
+        const sync: SyncRef = { event_id: event.id, stream: event.streamId, revision: Number(event.revision), pos: Number(event.position) };
+        const saved = this.save({ ...bridge, syncs: [...bridge.syncs, sync].slice(-SYNCS_KEPT) });
+        return bridge.enabled && bridge.imports ? [...saved, ...this.job(event, instanceId, { kind: 'import', stream: sync.stream, revision: sync.revision })] : saved;
       }
       default:
         return [];
@@ -89,8 +113,8 @@ export class BridgeOutbox implements Projection {
     return !bridge.ignore_jids.includes(chat);
   }
 
-  private job(event: RecordedEvent, instanceId: string, work: JobWork): WriteOp[] {
-    const job: JobDoc = { _id: event.id, instance_id: instanceId, pos: Number(event.position), state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
+  private job(event: RecordedEvent, instanceId: string, work: JobWork, id = event.id, pos = Number(event.position)): WriteOp[] {
+    const job: JobDoc = { _id: id, instance_id: instanceId, pos, state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
     // Keyed by the event, and written only if absent: recording the same event again (a replay, a
     // rebuild) never brings back a job the bridge has done.
     const { _id, ...fields } = job;
