@@ -45,6 +45,10 @@ import { SessionManager } from './sessions/session-manager.js';
 import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
 import { helpdeskRoutes } from './api/routes/helpdesk.js';
+import { Authenticator } from './api/auth/authenticate.js';
+import { RealtimeServer, type RealtimeOptions } from './api/realtime/realtime-server.js';
+import { realtimeRoutes } from './api/realtime/routes.js';
+import { RealtimeHub } from './realtime/hub.js';
 import { HelpdeskCommands } from './commands/helpdesk.js';
 import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
@@ -67,6 +71,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Webhook knobs with production defaults (tests shorten the retention sweep interval). */
   webhooks?: WebhookTuning;
+  /** Realtime stream knobs (tests shorten the ack timeout and the window). */
+  realtime?: Pick<RealtimeOptions, 'ackTimeoutMs' | 'limits'>;
 }
 
 export interface Gateway {
@@ -74,6 +80,8 @@ export interface Gateway {
   server: Server;
   /** The event store, for in-process tests that read what a session recorded. */
   events: EventStore;
+  /** For tests: the realtime streams' socket buffers. */
+  realtime: Pick<RealtimeServer, 'stats'>;
   stop(): Promise<void>;
 }
 
@@ -174,6 +182,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const extraRoutes = [
     ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, imports: bridge, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...helpdeskCallbackRoutes(callbacks),
+    ...realtimeRoutes(),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({
       groups: new GroupQueries(backends.docs),
@@ -193,6 +202,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
+  await hub.start();
+  const realtime = new RealtimeServer({
+    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock),
+    hub,
+    store: backends.events,
+    logger: logger.child({ module: 'realtime' }),
+    maxPerAccount: config.REALTIME_MAX_STREAMS_PER_ACCOUNT,
+    ...options.realtime,
+  });
+  realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
@@ -211,8 +231,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+      await realtime.close();
       await closed;
       clearTimeout(timer);
+      await hub.stop();
       await cancellations.stop();
       await bridge.stop();
       await manager.shutdown();
@@ -223,5 +245,5 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       logger.info('gateway stopped');
     })());
 
-  return { url, server, events: backends.events, stop };
+  return { url, server, events: backends.events, realtime, stop };
 }

@@ -35,6 +35,8 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RETRY_MAX_MS: Type.Integer({ minimum: 1, default: 3_600_000 }),
   WEBHOOK_RETRY_HORIZON_S: Type.Integer({ minimum: 1, default: 3 * 86400 }),
+  /** Realtime streams (WebSockets) one account may hold open at once. */
+  REALTIME_MAX_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Largest media a download route will fetch and decrypt. */
   MEDIA_MAX_BYTES: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 }),
 });
