@@ -49,6 +49,9 @@ import { Authenticator } from './api/auth/authenticate.js';
 import { RealtimeServer, type RealtimeOptions } from './api/realtime/realtime-server.js';
 import { realtimeRoutes } from './api/realtime/routes.js';
 import { RealtimeHub } from './realtime/hub.js';
+import { Metrics } from './infra/metrics/metrics.js';
+import { MeteredEventStore } from './infra/metrics/metered-event-store.js';
+import { serveMetrics } from './infra/metrics/metrics-server.js';
 import { HelpdeskCommands } from './commands/helpdesk.js';
 import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
@@ -82,6 +85,8 @@ export interface Gateway {
   events: EventStore;
   /** For tests: the realtime streams' socket buffers. */
   realtime: Pick<RealtimeServer, 'stats'>;
+  /** Where /metrics is served when METRICS_PORT is set (tests pass 0). */
+  metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -91,7 +96,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const ids = options.ids ?? randomIds;
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
+  const metrics = new Metrics();
   const backends = await openBackends(config);
+  // Every append is timed: the store behind the port does not know it is measured.
+  const events: EventStore = new MeteredEventStore(backends.events, metrics);
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
   const serverKey = await loadOrCreateKey(config.DATA_DIR, 'server');
   const box = new SecretBox(serverKey);
@@ -102,16 +110,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let pokeBridge = () => undefined as void;
   const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
-  const projections = new ProjectionRunner(
-    backends.events,
-    backends.docs,
-    [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, bridgeOutbox, ...webhooks.projections],
-    logger,
-  );
+  const projectionList = [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, bridgeOutbox, ...webhooks.projections];
+  const projections = new ProjectionRunner(events, backends.docs, projectionList, logger);
   await projections.start();
   await webhooks.start();
 
-  const handler = new CommandHandler(backends.events, ids, clock);
+  const handler = new CommandHandler(events, ids, clock);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
   const accountQueries = new AccountQueries(backends.docs);
   const deps: ApiDeps = {
@@ -131,7 +135,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     instanceQueries,
     health: {
       async ready() {
-        const head = await backends.events.headPosition().catch(() => null);
+        const head = await events.headPosition().catch(() => null);
         const docs = await backends.docs.ping().catch(() => false);
         const checks = {
           event_store: head !== null,
@@ -147,7 +151,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger });
   await DocumentAuthStateStore.ensureIndexes(backends.docs);
   const sessions = new SessionQueries(backends.docs);
-  const recorder = new SessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
+  const recorder = new SessionRecorder(events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
   const manager = new SessionManager({
     network: choice.network,
     recorder,
@@ -157,7 +161,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     logger: logger.child({ module: 'sessions' }),
     clock,
   });
-  const cancellations = new CancellationReactor(backends.events, (id) => manager.stop(id), logger);
+  const cancellations = new CancellationReactor(events, (id) => manager.stop(id), logger);
   await cancellations.start();
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
@@ -171,14 +175,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     configs: helpdeskQueries,
     client: helpdeskClient,
     toHelpdesk,
-    importHistory: new ImportHistory(backends.events, backends.docs, toHelpdesk, clock),
-    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events),
+    importHistory: new ImportHistory(events, backends.docs, toHelpdesk, clock),
+    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, events),
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
     logger: logger.child({ module: 'helpdesk' }),
   });
   pokeBridge = () => bridge.poke();
-  const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
+  const callbacks = new HelpdeskCallbacks(events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
   const extraRoutes = [
     ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, imports: bridge, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...helpdeskCallbackRoutes(callbacks),
@@ -199,20 +203,37 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...webhooks.routes,
   ];
 
-  const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
+  const app = buildApp({
+    deps,
+    jwt,
+    logger,
+    extraRoutes,
+    openApiExtras: webhooks.openApiExtras,
+    metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
+  });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
-  const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
+  const hub = new RealtimeHub(events, logger.child({ module: 'realtime' }));
   await hub.start();
   const realtime = new RealtimeServer({
     authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock),
     hub,
-    store: backends.events,
+    store: events,
     logger: logger.child({ module: 'realtime' }),
     maxPerAccount: config.REALTIME_MAX_STREAMS_PER_ACCOUNT,
     ...options.realtime,
   });
   realtime.attach(server);
+  metrics.observe({
+    sessions: () => manager.states(),
+    projectionLag: async () => {
+      const head = await events.headPosition();
+      return Object.fromEntries(projectionList.map((p) => [p.name, Number(head > projections.position(p.name) ? head - projections.position(p.name) : 0n)]));
+    },
+    queues: async () => ({ helpdesk_jobs: await bridge.pending(), webhook_in_flight: webhooks.dispatcher.busy }),
+    realtimeStreams: () => realtime.stats().streams,
+  });
+  const metricsServer = config.METRICS_PORT === undefined ? null : await serveMetrics(metrics, config.METRICS_PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
@@ -232,6 +253,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
       await realtime.close();
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await closed;
       clearTimeout(timer);
       await hub.stop();
@@ -245,5 +267,6 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       logger.info('gateway stopped');
     })());
 
-  return { url, server, events: backends.events, realtime, stop };
+  const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
+  return { url, server, events, realtime, metricsUrl, stop };
 }

@@ -4,6 +4,8 @@ import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
 import type { ApiDeps } from './deps.js';
 import { requestContext } from './middleware/request-context.js';
+import { metricsMiddleware, type MetricsEndpoint } from './middleware/metrics.js';
+import type { Metrics } from '../infra/metrics/metrics.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
 import { dispatchByShape } from './dispatch.js';
@@ -15,6 +17,7 @@ import { webhookRoutes } from './routes/webhook.js';
 
 export interface AppOptions {
   deps: ApiDeps;
+  metrics?: { metrics: Metrics; endpoint: MetricsEndpoint };
   jwt: JwtIssuer;
   logger: Logger;
   /** Routes of features that live outside the core (sessions, sandbox, chats...). */
@@ -22,7 +25,7 @@ export interface AppOptions {
   openApiExtras?: OpenApiExtras;
 }
 
-export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }: AppOptions): Koa {
+export function buildApp({ deps, jwt, logger, metrics, extraRoutes = [], openApiExtras }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -37,6 +40,7 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras }:
   const auth = new Authenticator(jwt, deps.accountQueries, deps.instanceQueries, deps.clock);
   const app = new Koa({ proxy: false });
   app.silent = true;
+  if (metrics) app.use(metricsMiddleware(metrics.metrics, metrics.endpoint));
   app.use(requestContext(logger));
   app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES)));
   return app;

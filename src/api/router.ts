@@ -30,6 +30,8 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
     });
 
     router[route.method](koaPath, async (ctx: Context) => {
+      // The template, not the path: metrics group requests by it.
+      ctx.state.route = route.path;
       // Credentials first: an anonymous caller learns nothing about bodies or instances.
       const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? ctx.params.id : undefined;
       const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);

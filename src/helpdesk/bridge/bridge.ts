@@ -80,6 +80,11 @@ export class HelpdeskBridge {
     await this.running;
   }
 
+  /** Jobs waiting (metrics). */
+  pending(): Promise<number> {
+    return this.o.docs.collection<JobDoc>(HELPDESK_JOBS).count({ state: 'pending' });
+  }
+
   /** The history imports of an instance, summed: what its configuration shows. */
   async importProgress(instanceId: string): Promise<ImportProgress | null> {
     const imports = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ instance_id: instanceId, 'work.kind': 'import' });

@@ -35,6 +35,10 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_RETRY_BASE_MS: Type.Integer({ minimum: 1, default: 1000 }),
   WEBHOOK_RETRY_MAX_MS: Type.Integer({ minimum: 1, default: 3_600_000 }),
   WEBHOOK_RETRY_HORIZON_S: Type.Integer({ minimum: 1, default: 3 * 86400 }),
+  /** Bearer token that GET /metrics requires on the API port; unset, /metrics answers 404 there. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** Serve /metrics on this port only, without a token (bind it to a private interface). */
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
   /** Realtime streams (WebSockets) one account may hold open at once. */
   REALTIME_MAX_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Largest media a download route will fetch and decrypt. */
