@@ -5,6 +5,7 @@ import type { JwtIssuer } from './auth/jwt.js';
 import type { ApiDeps } from './deps.js';
 import { requestContext } from './middleware/request-context.js';
 import { metricsMiddleware, type MetricsEndpoint } from './middleware/metrics.js';
+import { RateLimits } from './middleware/rate-limits.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
@@ -42,6 +43,7 @@ export function buildApp({ deps, jwt, logger, metrics, extraRoutes = [], openApi
   app.silent = true;
   if (metrics) app.use(metricsMiddleware(metrics.metrics, metrics.endpoint));
   app.use(requestContext(logger));
-  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES)));
+  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S });
+  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, limits)));
   return app;
 }

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
+import type { RateLimits } from './middleware/rate-limits.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { Validator } from './validation.js';
 
@@ -10,7 +11,7 @@ import { Validator } from './validation.js';
 const NO_INPUT = Object.freeze({});
 
 /** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
-export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number): Router {
+export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number, limits?: RateLimits): Router {
   const router = new Router();
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -35,6 +36,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       // Credentials first: an anonymous caller learns nothing about bodies or instances.
       const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? ctx.params.id : undefined;
       const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);
+      if (limits && principal) limits.take(principal.accountId, instance?._id);
       if (takesBody) await parser(ctx, async () => undefined);
       const input = {
         body: body ? body.parse(ctx.request.body ?? {}) : undefined,

@@ -61,6 +61,9 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     LOG_LEVEL: 'silent',
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
+    // Tests of other features send bursts; the limits have tests of their own.
+    RATE_LIMIT_ACCOUNT_PER_S: '100000',
+    RATE_LIMIT_INSTANCE_PER_S: '100000',
     ...env,
   });
   const gateway = await startGateway(config, options);

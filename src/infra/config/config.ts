@@ -39,6 +39,10 @@ export const ConfigSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** Serve /metrics on this port only, without a token (bind it to a private interface). */
   METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** Requests per second per account (token bucket, burst twice the rate); over it: 429. */
+  RATE_LIMIT_ACCOUNT_PER_S: Type.Number({ exclusiveMinimum: 0, default: 50 }),
+  /** Requests per second per instance, on its routes. */
+  RATE_LIMIT_INSTANCE_PER_S: Type.Number({ exclusiveMinimum: 0, default: 20 }),
   /** Realtime streams (WebSockets) one account may hold open at once. */
   REALTIME_MAX_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Largest media a download route will fetch and decrypt. */
