@@ -49,6 +49,9 @@ import { Authenticator } from './api/auth/authenticate.js';
 import { RealtimeServer, type RealtimeOptions } from './api/realtime/realtime-server.js';
 import { realtimeRoutes } from './api/realtime/routes.js';
 import { RealtimeHub } from './realtime/hub.js';
+import { SendPacer } from './commands/send-pacing/pacer.js';
+import { QueuedSends } from './commands/send-pacing/queued-sends.js';
+import { sendQueueProjection } from './projections/sends/send-queue-projection.js';
 import { Metrics } from './infra/metrics/metrics.js';
 import { MeteredEventStore } from './infra/metrics/metered-event-store.js';
 import { serveMetrics } from './infra/metrics/metrics-server.js';
@@ -109,8 +112,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // The bridge worker exists only once sessions do; its outbox pokes it from the first commit on.
   let pokeBridge = () => undefined as void;
   const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
+  let pokeSends = () => undefined as void;
+  const sendQueue = sendQueueProjection(() => pokeSends());
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box }, options.webhooks);
-  const projectionList = [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, bridgeOutbox, ...webhooks.projections];
+  const projectionList = [accountsProjection, instancesProjection, sessionsProjection, groupsProjection, chatsProjection, helpdeskProjection, bridgeOutbox, sendQueue, ...webhooks.projections];
   const projections = new ProjectionRunner(events, backends.docs, projectionList, logger);
   await projections.start();
   await webhooks.start();
@@ -166,6 +171,15 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
   const mediaSource = new MediaSource({ allowedHost: choice.mediaHosts, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
+  // The network bans numbers that send in bursts: the real one is paced by default, the sandbox not.
+  const pacer = new SendPacer(
+    { perMinute: config.SEND_RATE_PER_MIN ?? (choice.network.kind === 'baileys' ? 20 : null), jitterMs: config.SEND_JITTER_MS },
+    () => clock.now().getTime(),
+  );
+  const queuedSends = new QueuedSends({ docs: backends.docs, events, recorder, connection: (id) => manager.connection(id), pacer, clock, logger: logger.child({ module: 'sends' }) });
+  pokeSends = () => queuedSends.poke();
+  // Before the listener: a send arriving at boot queues behind those queued before the restart.
+  await queuedSends.start();
   const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
   const helpdeskQueries = new HelpdeskQueries(backends.docs);
@@ -196,7 +210,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       invites: new GroupInvites(manager, clock, logger.child({ module: 'group-invites' })),
       clock,
     }),
-    ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids })),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
@@ -259,6 +273,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await hub.stop();
       await cancellations.stop();
       await bridge.stop();
+      await queuedSends.stop();
       await manager.shutdown();
       await webhooks.stop();
       await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);

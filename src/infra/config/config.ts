@@ -43,6 +43,10 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_ACCOUNT_PER_S: Type.Number({ exclusiveMinimum: 0, default: 50 }),
   /** Requests per second per instance, on its routes. */
   RATE_LIMIT_INSTANCE_PER_S: Type.Number({ exclusiveMinimum: 0, default: 20 }),
+  /** Sends per minute per instance (send pacing); unset: 20 on the real network, unlimited on the sandbox. */
+  SEND_RATE_PER_MIN: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000 })),
+  /** Up to this much random delay added to each paced gap. */
+  SEND_JITTER_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 1500 }),
   /** Realtime streams (WebSockets) one account may hold open at once. */
   REALTIME_MAX_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Largest media a download route will fetch and decrypt. */

@@ -195,8 +195,8 @@ export class BaileysConnection implements NetworkConnection {
     return this.send(jid, content, options.messageId);
   }
 
-  async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
-    const message = await this.send(toJid(to), { text: buttonsAsText(content) });
+  async sendButtons(to: string, content: ButtonsContent, options: Pick<SendOptions, 'messageId'> = {}): Promise<{ message: NetworkMessage; fallback?: string }> {
+    const message = await this.send(toJid(to), { text: buttonsAsText(content) }, options.messageId);
     return { message, fallback: BUTTONS_FALLBACK };
   }
 

@@ -50,12 +50,16 @@ export class InstanceActions implements ConnectionActions {
     return networkMessage(message, me._id);
   }
 
-  async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage> {
+  async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent, options?: SendOptions): Promise<NetworkMessage> {
     const me = await this.me(conn);
     if (!Array.isArray(content.buttons) || content.buttons.length === 0) throw invalidInput('buttons', 'at least one button');
     const route = await this.messaging.route(me, parseAddress('phone', to), 'phone');
+    if (options?.messageId !== undefined) {
+      const sent = await this.messaging.sentBy(me, options.messageId);
+      if (sent) return networkMessage(sent, me._id);
+    }
     const buttons = { items: content.buttons.map((b) => ({ id: b.id, text: b.text })), ...(content.footer !== undefined ? { footer: content.footer } : {}) };
-    const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance');
+    const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance', options?.messageId);
     return networkMessage(message, me._id);
   }
 
