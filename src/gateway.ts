@@ -61,6 +61,30 @@ import { AliasedDocumentStore } from './infra/docstore/aliased-document-store.js
 import { statsRoutes } from './api/routes/stats.js';
 import { StatsQueries } from './projections/stats/stats-queries.js';
 import { DeliveryOutcomeRecorder } from './commands/delivery-outcomes.js';
+import { helpdeskRoutes } from './api/routes/helpdesk.js';
+import { Authenticator } from './api/auth/authenticate.js';
+import { RealtimeServer, type RealtimeOptions } from './api/realtime/realtime-server.js';
+import { realtimeRoutes } from './api/realtime/routes.js';
+import { RealtimeHub } from './realtime/hub.js';
+import { SendPacer } from './commands/send-pacing/pacer.js';
+import { QueuedSends } from './commands/send-pacing/queued-sends.js';
+import { sendQueueProjection } from './projections/sends/send-queue-projection.js';
+import { Metrics } from './infra/metrics/metrics.js';
+import { MeteredEventStore } from './infra/metrics/metered-event-store.js';
+import { serveMetrics } from './infra/metrics/metrics-server.js';
+import { HelpdeskCommands } from './commands/helpdesk.js';
+import { CallbackPaths } from './helpdesk/callback-paths.js';
+import { ChatwootClient } from './helpdesk/chatwoot-client.js';
+import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
+import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
+import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
+import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
+import { ImportHistory } from './helpdesk/bridge/import-history.js';
+import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
+import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
+import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
+import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
 
 export const VERSION = '1.0.0';
 
@@ -70,6 +94,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Webhook knobs with production defaults (tests shorten the retention sweep interval). */
   webhooks?: WebhookTuning;
+  /** Realtime stream knobs (tests shorten the ack timeout and the window). */
+  realtime?: Pick<RealtimeOptions, 'ackTimeoutMs' | 'limits'>;
 }
 
 export interface Gateway {
@@ -77,6 +103,10 @@ export interface Gateway {
   server: Server;
   /** The event store, for in-process tests that read what a session recorded. */
   events: EventStore;
+  /** For tests: the realtime streams' socket buffers. */
+  realtime: Pick<RealtimeServer, 'stats'>;
+  /** Where /metrics is served when METRICS_PORT is set (tests pass 0). */
+  metricsUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -87,23 +117,44 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
   checkBillingConfig(config);
+  const metrics = new Metrics();
   const opened = await openBackends(config);
-  // Read models by logical name: a rebuild swaps in fresh collections under the same names.
-  const backends = { ...opened, docs: await AliasedDocumentStore.open(opened.docs) };
+  // Read models by logical name: a rebuild swaps in fresh collections under the same names. Every
+  // append is timed: the store behind the port does not know it is measured.
+  const backends = { ...opened, docs: await AliasedDocumentStore.open(opened.docs), events: new MeteredEventStore(opened.events, metrics) };
   const jwtKey = config.JWT_SECRET ? Buffer.from(config.JWT_SECRET, 'utf8') : await loadOrCreateKey(config.DATA_DIR, 'jwt');
-  const box = new SecretBox(await loadOrCreateKey(config.DATA_DIR, 'server'));
+  const serverKey = await loadOrCreateKey(config.DATA_DIR, 'server');
+  const box = new SecretBox(serverKey);
   const accountQueries = new AccountQueries(backends.docs);
   const generations = new SecretGenerations(accountQueries);
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS, generations);
 
   const instanceQueries = new InstanceQueries(backends.docs);
+  // The bridge worker and the send queue exist only once sessions do; their outboxes poke them from the first commit on.
+  let pokeBridge = () => undefined as void;
+  const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
+  let pokeSends = () => undefined as void;
+  const sendQueue = sendQueueProjection(() => pokeSends());
   const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
   const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => outcomes.settled(d) }, options.webhooks);
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
+  const projectionList = [
+    generations.watching(accountsProjection),
+    instancesProjection,
+    sessionsProjection,
+    groupsProjection,
+    chatsProjection,
+    billing.dueTimes,
+    helpdeskProjection,
+    bridgeOutbox,
+    sendQueue,
+    ...webhooks.projections,
+    ...auditProjections(),
+  ];
   const projections = new ProjectionRunner(
     backends.events,
     backends.docs,
-    [generations.watching(accountsProjection), instancesProjection, sessionsProjection, groupsProjection, chatsProjection, billing.dueTimes, ...webhooks.projections, ...auditProjections()],
+    projectionList,
     logger,
     // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
     { idempotentWrites: config.MONGODB_URL !== undefined },
@@ -181,7 +232,36 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...(choice.mediaHeaders ? { headers: choice.mediaHeaders } : {}),
   });
   const mediaDownloader = new MediaDownloader(mediaSource, config.MEDIA_MAX_BYTES);
+  // The network bans numbers that send in bursts: the real one is paced by default, the sandbox not.
+  const pacer = new SendPacer(
+    { perMinute: config.SEND_RATE_PER_MIN ?? (choice.network.kind === 'baileys' ? 20 : null), jitterMs: config.SEND_JITTER_MS },
+    () => clock.now().getTime(),
+  );
+  const queuedSends = new QueuedSends({ docs: backends.docs, events: backends.events, recorder, connection: (id) => manager.connection(id), pacer, clock, logger: logger.child({ module: 'sends' }) });
+  pokeSends = () => queuedSends.poke();
+  // Before the listener: a send arriving at boot queues behind those queued before the restart.
+  await queuedSends.start();
+  const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
+  const helpdeskQueries = new HelpdeskQueries(backends.docs);
+  const toHelpdesk = new ToHelpdesk(helpdeskClient, backends.docs, mediaFetcher(mediaDownloader));
+  const bridge = new HelpdeskBridge({
+    docs: backends.docs,
+    configs: helpdeskQueries,
+    client: helpdeskClient,
+    toHelpdesk,
+    importHistory: new ImportHistory(backends.events, backends.docs, toHelpdesk, clock),
+    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events),
+    openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
+    clock,
+    logger: logger.child({ module: 'helpdesk' }),
+  });
+  pokeBridge = () => bridge.poke();
+  const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
   const extraRoutes = [
+    ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, imports: bridge, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
+    ...helpdeskCallbackRoutes(callbacks),
+    ...realtimeRoutes(),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({
       groups: new GroupQueries(backends.docs),
@@ -191,7 +271,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       invites: new GroupInvites(manager, clock, logger.child({ module: 'group-invites' })),
       clock,
     }),
-    ...messagingRoutes(new MessagingCommands(manager, recorder, clock)),
+    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids })),
     ...contactRoutes(manager),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
@@ -209,9 +289,38 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
   await idempotency.setup();
   const stopSweeping = sweepPeriodically(idempotency, 3600_000, (err) => logger.warn({ err }, 'expired idempotency keys not swept'));
-  const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras, idempotency });
+  const app = buildApp({
+    deps,
+    jwt,
+    logger,
+    extraRoutes,
+    openApiExtras: webhooks.openApiExtras,
+    idempotency,
+    metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
+  });
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
+  await hub.start();
+  const realtime = new RealtimeServer({
+    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock),
+    hub,
+    store: backends.events,
+    logger: logger.child({ module: 'realtime' }),
+    maxPerAccount: config.REALTIME_MAX_STREAMS_PER_ACCOUNT,
+    ...options.realtime,
+  });
+  realtime.attach(server);
+  metrics.observe({
+    sessions: () => manager.states(),
+    projectionLag: async () => {
+      const head = await backends.events.headPosition();
+      return Object.fromEntries(projectionList.map((p) => [p.name, Number(head > projections.position(p.name) ? head - projections.position(p.name) : 0n)]));
+    },
+    queues: async () => ({ helpdesk_jobs: await bridge.pending(), webhook_in_flight: webhooks.dispatcher.busy }),
+    realtimeStreams: () => realtime.stats().streams,
+  });
+  const metricsServer = config.METRICS_PORT === undefined ? null : await serveMetrics(metrics, config.METRICS_PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
@@ -221,6 +330,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
   await manager.start();
+  bridge.start();
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -229,19 +339,25 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_TIMEOUT_MS);
+      await realtime.close();
+      if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await closed;
       clearTimeout(timer);
+      await hub.stop();
       stopSweeping();
       await billing.stop();
       await cancellations.stop();
+      await bridge.stop();
+      await queuedSends.stop();
       await manager.shutdown();
       await webhooks.stop();
       await outcomes.flush();
-      await Promise.all([mediaSource.close(), mediaDownloader.close()]);
+      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');
     })());
 
-  return { url, server, events: backends.events, stop };
+  const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
+  return { url, server, events: backends.events, realtime, metricsUrl, stop };
 }

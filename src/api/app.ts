@@ -6,6 +6,9 @@ import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import type { ApiDeps } from './deps.js';
 import { methodChecks } from './middleware/method-not-allowed.js';
 import { requestContext } from './middleware/request-context.js';
+import { metricsMiddleware, type MetricsEndpoint } from './middleware/metrics.js';
+import { RateLimits } from './middleware/rate-limits.js';
+import type { Metrics } from '../infra/metrics/metrics.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
 import { dispatchByShape } from './dispatch.js';
@@ -17,6 +20,7 @@ import { webhookRoutes } from './routes/webhook.js';
 
 export interface AppOptions {
   deps: ApiDeps;
+  metrics?: { metrics: Metrics; endpoint: MetricsEndpoint };
   jwt: JwtIssuer;
   logger: Logger;
   /** Routes of features that live outside the core (sessions, sandbox, chats...). */
@@ -26,7 +30,7 @@ export interface AppOptions {
   idempotency: IdempotencyStore;
 }
 
-export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
+export function buildApp({ deps, jwt, logger, metrics, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -43,10 +47,12 @@ export function buildApp({ deps, jwt, logger, extraRoutes = [], openApiExtras, i
   // earlier entries come from the client and would let anyone pick the address it is limited by.
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });
   app.silent = true;
+  if (metrics) app.use(metricsMiddleware(metrics.metrics, metrics.endpoint));
   app.use(requestContext(logger));
   const methods = methodChecks(routes);
   app.use(methods.literal);
-  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency)));
+  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S });
+  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency, limits)));
   app.use(methods.fallback);
   return app;
 }

@@ -26,6 +26,8 @@ export interface RouteInput<B, Q, P> {
   instance: InstanceDoc;
   requestId: string;
   ip: string;
+  /** The body's exact bytes as text, on routes that ask for them (to check a signature over them). */
+  rawBody?: string;
   koa: Context;
 }
 
@@ -55,6 +57,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   params?: P;
   /** Bytes; the app's default limit otherwise. */
   bodyLimit?: number;
+  /** Hand the handler the body's exact text too, as `rawBody` (signed callbacks and webhooks). */
+  rawBody?: boolean;
   /** Success answer; error answers are added from `errors`. */
   response: ResponseSpec & { status?: number };
   /** Error statuses this route can answer besides the auth ones. */
@@ -65,8 +69,6 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
    * nothing (api/idempotency). For writes a client may retry after a lost answer.
    */
   idempotent?: boolean;
-  /** The handler reads the body's exact text (signed payloads) as `koa.request.rawBody`. */
-  rawBody?: boolean;
   /** The route acts on the instance: refused with 402 payment_required while it is EXPIRED or CANCELED. */
   paidOnly?: boolean;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;

@@ -5,6 +5,7 @@ import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
 import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { once, type StoredAnswer } from './idempotency/once.js';
+import type { RateLimits } from './middleware/rate-limits.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { boundedParams, checkDepth, Validator } from './validation.js';
 
@@ -12,7 +13,7 @@ import { boundedParams, checkDepth, Validator } from './validation.js';
 const NO_INPUT = Object.freeze({});
 
 /** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
-export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number, idempotency: IdempotencyStore): Router {
+export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number, idempotency: IdempotencyStore, limits?: RateLimits): Router {
   const router = new Router();
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -32,12 +33,15 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
     });
 
     router[route.method](koaPath, async (ctx: Context) => {
+      // The template, not the path: metrics group requests by it.
+      ctx.state.route = route.path;
       // Path ids are checked before anything is looked up with them: their shape says nothing
       // about which instances exist, and an unbounded id must never reach a store's index.
       const pathParams = params ? (params.parse(boundedParams(ctx.params)) as Record<string, string>) : boundedParams(ctx.params);
       // Credentials next: an anonymous caller learns nothing about bodies or instances.
       const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? pathParams.id : undefined;
       const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);
+      if (limits && principal) limits.take(principal.accountId, instance?._id);
       if (takesBody) await parser(ctx, async () => undefined);
       if (takesBody) checkDepth(ctx.request.body);
       const input = {
@@ -48,6 +52,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
         instance,
         requestId: ctx.state.requestId as string,
         ip: ctx.ip,
+        ...(route.rawBody ? { rawBody: (ctx.request as { rawBody?: string }).rawBody ?? '' } : {}),
         koa: ctx,
       } as RouteInput<unknown, unknown, unknown>;
       if (route.idempotent) {

@@ -65,6 +65,11 @@ export interface ProfileSnapshot {
 
 export interface SendOptions {
   replyTo?: string;
+  /**
+   * Chosen by the caller so that sending again after a crash is the same message: the network
+   * keeps one message per id (a reactor that cannot know whether its last send went out uses it).
+   */
+  messageId?: string;
 }
 
 export interface ButtonsContent {
@@ -112,7 +117,7 @@ export interface NetworkConnection {
   profile(): Promise<ProfileSnapshot>;
   sendText(to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
   /** Where buttons cannot be rendered, the driver sends its best fallback and says so in `fallback`. */
-  sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }>;
+  sendButtons(to: string, content: ButtonsContent, options?: Pick<SendOptions, 'messageId'>): Promise<{ message: NetworkMessage; fallback?: string }>;
   markRead(chat: string, messageIds: string[], sender?: string): Promise<void>;
   react(chat: string, messageId: string, reaction: string, fromMe?: boolean): Promise<NetworkMessage>;
   rejectCall(callId: string, from: string): Promise<void>;

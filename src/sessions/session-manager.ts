@@ -127,6 +127,18 @@ export class SessionManager {
     return this.slots.get(instanceId)?.status.jid ?? (await this.o.sessions.status(instanceId))?.jid ?? null;
   }
 
+  /** How many sessions this process holds, by state (for metrics). */
+  states(): Record<'connected' | 'connecting' | 'reconnecting' | 'down', number> {
+    const counts = { connected: 0, connecting: 0, reconnecting: 0, down: 0 };
+    for (const slot of this.slots.values()) {
+      if (slot.open) counts.connected++;
+      else if (slot.connecting || slot.connection) counts.connecting++;
+      else if (slot.timer) counts.reconnecting++;
+      else counts.down++;
+    }
+    return counts;
+  }
+
   isConnected(instanceId: string): boolean {
     return this.slots.get(instanceId)?.open ?? false;
   }

@@ -31,7 +31,12 @@ const SHOWN = new Set(
   owner_jid owner_pn topic topic_deleted is_locked is_announce is_ephemeral disappearing_timer created_s is_community
   participants phone_number is_admin is_super_admin display_name group pairs pn call_id from instance_id account_id
   reject_calls auto_read_messages labels billing_status expired_at events canceled_at user_id
-  delivery_id event_id attempts status_code latency_ms error`.split(/\s+/),
+  delivery_id event_id attempts status_code latency_ms error started_at provider_subscription_id cancel_at grace_ends_at
+  chat_lid addressing_mode quoted location latitude longitude contacts vcard poll options selectable_count edit revoke
+  participant to content config_id settings enabled name_inbox sign_msg sign_delimiter number reopen_conversation
+  conversation_pending import_contacts import_messages days_limit_import_messages organization logo ignore_jids
+  ignore_groups inbox_id inbox_identifier callback_generation helpdesk_message_id conversation_id contact_source_id agent
+  attachments file_type data_url contact identifier status`.split(/\s+/),
 );
 
 describe('history redaction', () => {

@@ -65,6 +65,9 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
     ...docstore,
+    // Tests of other features send bursts; the limits have tests of their own.
+    RATE_LIMIT_ACCOUNT_PER_S: '100000',
+    RATE_LIMIT_INSTANCE_PER_S: '100000',
     ...env,
   });
   const gateway = await startGateway(config, options);

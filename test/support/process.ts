@@ -20,7 +20,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   const entry = process.env.GATEWAY_ENTRY ?? 'src/main.ts';
   const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', RATE_LIMIT_ACCOUNT_PER_S: '100000', RATE_LIMIT_INSTANCE_PER_S: '100000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

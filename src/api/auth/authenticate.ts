@@ -39,7 +39,7 @@ export class Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(ctx: Context, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
+  async authenticate(ctx: Pick<Context, 'get'>, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
     if (mode === 'public') return {};
     const bearer = bearerToken(ctx.get('authorization'));
     const instanceToken = ctx.get('x-instance-token');

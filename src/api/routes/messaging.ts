@@ -22,9 +22,10 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       body: SendTextBody,
       response: { description: 'sent', schema: MessageIdAnswer },
       errors: NOT_CONNECTED,
-      handler: async ({ instance, body, principal, requestId }) => ({
-        body: envelope({ message_id: await messaging.sendText(instance, body.phone, body.message, body.reply_to, commandContext(principal, requestId, instance._id)) }),
-      }),
+      handler: async ({ instance, body, principal, requestId }) => {
+        const { messageId, queued } = await messaging.sendText(instance, body.phone, body.message, body.reply_to, commandContext(principal, requestId, instance._id));
+        return { body: envelope(queued ? { message_id: messageId, status: 'queued' as const } : { message_id: messageId }) };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -40,7 +41,8 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       errors: NOT_CONNECTED,
       handler: async ({ instance, body, principal, requestId }) => {
         const content = { buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
-        const { messageId, fallback } = await messaging.sendButtons(instance, body.phone, content, commandContext(principal, requestId, instance._id));
+        const { messageId, fallback, queued } = await messaging.sendButtons(instance, body.phone, content, commandContext(principal, requestId, instance._id));
+        if (queued) return { body: envelope({ message_id: messageId, status: 'queued' as const }) };
         // Never a silent downgrade: the answer says what was sent instead, in body and header.
         if (!fallback) return { body: envelope({ message_id: messageId }) };
         return { body: envelope({ message_id: messageId, fallback }), headers: { 'x-fallback': fallback } };

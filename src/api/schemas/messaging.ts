@@ -35,10 +35,12 @@ export const ReactBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const MessageIdAnswer = Envelope(Type.Object({ message_id: Type.String() }));
+const Queued = Type.Optional(Type.Literal('queued', { description: 'present when the send waits for its turn (send pacing); it goes out in order under message_id' }));
+export const MessageIdAnswer = Envelope(Type.Object({ message_id: Type.String(), status: Queued }));
 export const ButtonsAnswer = Envelope(
   Type.Object({
     message_id: Type.String(),
+    status: Queued,
     fallback: Type.Optional(Type.String({ description: 'present when the network would not render buttons: what was sent instead (also in the X-Fallback header)' })),
   }),
 );

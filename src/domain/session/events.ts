@@ -171,8 +171,8 @@ export const SessionEventSchemas = {
   MessageReceived: Type.Object({ message: NetworkMessage, upsert: Type.Union([Type.Literal('notify'), Type.Literal('append')]) }),
   MessageSent: Type.Object({
     message: NetworkMessage,
-    /** Where it came from: our API, or the phone (or another linked device) itself. */
-    origin: Type.Union([Type.Literal('api'), Type.Literal('device')]),
+    /** Where it came from: our API, the phone (or another linked device) itself, or a helpdesk agent's answer. */
+    origin: Type.Union([Type.Literal('api'), Type.Literal('device'), Type.Literal('helpdesk')]),
     /** What the driver did where the network would not render the request as asked. */
     fallback: OptStr,
   }),
@@ -224,6 +224,22 @@ export const SessionEventSchemas = {
   /** Phone↔LID pairs the network revealed; replies to LID-only senders need them. */
   LidMappingLearned: Type.Object({ pairs: Type.Array(Type.Object({ pn: Str, lid: Str })) }),
   CallRejected: Type.Object({ call_id: Str, from: Str }),
+  /** A send that waits for its turn (send pacing); it goes out under `message_id`, in order. */
+  SendQueued: Type.Object({
+    message_id: Str,
+    to: Str,
+    content: Type.Union([
+      Type.Object({ kind: Type.Literal('text'), text: Str, reply_to: OptStr }),
+      Type.Object({
+        kind: Type.Literal('buttons'),
+        text: OptStr,
+        footer: OptStr,
+        buttons: Type.Array(Type.Object({ id: Str, text: Str })),
+      }),
+    ]),
+  }),
+  /** A queued send given up (the session stayed down past the horizon, or the network refused it). */
+  SendAbandoned: Type.Object({ message_id: Str, reason: Str }),
 } as const;
 
 type Schemas = typeof SessionEventSchemas;

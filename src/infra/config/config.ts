@@ -58,6 +58,20 @@ export const ConfigSchema = Type.Object({
   WEBHOOK_ORDERED: Type.Boolean({ default: false }),
   /** Attempts one receiver origin gets at once, whichever instances they come from. */
   WEBHOOK_CONCURRENCY_PER_HOST: Type.Integer({ minimum: 1, maximum: 512, default: 64 }),
+  /** Bearer token that GET /metrics requires on the API port; unset, /metrics answers 404 there. */
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  /** Serve /metrics on this port only, without a token (bind it to a private interface). */
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  /** Requests per second per account (token bucket, burst twice the rate); over it: 429. */
+  RATE_LIMIT_ACCOUNT_PER_S: Type.Number({ exclusiveMinimum: 0, default: 50 }),
+  /** Requests per second per instance, on its routes. */
+  RATE_LIMIT_INSTANCE_PER_S: Type.Number({ exclusiveMinimum: 0, default: 20 }),
+  /** Sends per minute per instance (send pacing); unset: 20 on the real network, unlimited on the sandbox. */
+  SEND_RATE_PER_MIN: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100_000 })),
+  /** Up to this much random delay added to each paced gap. */
+  SEND_JITTER_MS: Type.Integer({ minimum: 0, maximum: 600_000, default: 1500 }),
+  /** Realtime streams (WebSockets) one account may hold open at once. */
+  REALTIME_MAX_STREAMS_PER_ACCOUNT: Type.Integer({ minimum: 1, maximum: 10_000, default: 10 }),
   /** Largest media a download route will fetch and decrypt. */
   MEDIA_MAX_BYTES: Type.Integer({ minimum: 1, default: 64 * 1024 * 1024 }),
 });

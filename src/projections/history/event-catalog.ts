@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { AccountEventSchemas } from '../../domain/account/events.js';
+import { HelpdeskEventSchemas } from '../../domain/helpdesk/events.js';
 import { InstanceEventSchemas } from '../../domain/instance/events.js';
 import { SessionEventSchemas } from '../../domain/session/events.js';
 import { WebhookDeliveryEventSchemas } from '../../domain/webhook/delivery-events.js';
@@ -13,6 +14,7 @@ export const EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   ...InstanceEventSchemas,
   ...SessionEventSchemas,
   ...WebhookDeliveryEventSchemas,
+  ...HelpdeskEventSchemas,
 };
 
 export const isEventType = (type: string): boolean => Object.hasOwn(EVENT_SCHEMAS, type);

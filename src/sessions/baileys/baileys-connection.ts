@@ -321,13 +321,13 @@ export class BaileysConnection implements NetworkConnection {
     this.ensureOpen();
     const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
     const content: AnyMessageContent = options.replyTo ? { text, contextInfo: await this.quoteOf(jid, options.replyTo) } : { text };
-    return this.send(jid, content);
+    return this.send(jid, content, options.messageId);
   }
 
-  async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
+  async sendButtons(to: string, content: ButtonsContent, options: Pick<SendOptions, 'messageId'> = {}): Promise<{ message: NetworkMessage; fallback?: string }> {
     this.ensureOpen();
     const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
-    const message = await this.send(jid, { text: buttonsAsText(content) });
+    const message = await this.send(jid, { text: buttonsAsText(content) }, options.messageId);
     return { message, fallback: BUTTONS_FALLBACK };
   }
 
@@ -418,10 +418,10 @@ export class BaileysConnection implements NetworkConnection {
     await this.creds.drain();
   }
 
-  private async send(jid: string, content: AnyMessageContent): Promise<NetworkMessage> {
+  private async send(jid: string, content: AnyMessageContent, messageId?: string): Promise<NetworkMessage> {
     this.ensureOpen();
     this.watch(jid);
-    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content));
+    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content, messageId === undefined ? undefined : { messageId }));
     return this.sentMessage(sent);
   }
 

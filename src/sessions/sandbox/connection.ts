@@ -18,7 +18,7 @@ export interface ConnectionActions {
   requestPairingCode(conn: SandboxConnection, phone: string): Promise<string>;
   profile(conn: SandboxConnection): Promise<ProfileSnapshot>;
   sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
-  sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage>;
+  sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent, options?: SendOptions): Promise<NetworkMessage>;
   markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
   react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
   rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void>;
@@ -131,9 +131,9 @@ export class SandboxConnection implements NetworkConnection {
     return this.actions.sendText(this, to, text, options);
   }
 
-  async sendButtons(to: string, content: ButtonsContent): Promise<{ message: NetworkMessage; fallback?: string }> {
+  async sendButtons(to: string, content: ButtonsContent, options?: SendOptions): Promise<{ message: NetworkMessage; fallback?: string }> {
     // The sandbox renders buttons natively: never a fallback.
-    return { message: await this.actions.sendButtons(this, to, content) };
+    return { message: await this.actions.sendButtons(this, to, content, options) };
   }
 
   markRead(chat: string, messageIds: string[]): Promise<void> {

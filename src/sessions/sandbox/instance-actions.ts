@@ -47,16 +47,25 @@ export class InstanceActions implements ConnectionActions {
     const me = await this.me(conn);
     if (typeof text !== 'string' || text === '') throw invalidInput('message', 'must not be empty');
     const route = await this.messaging.route(me, await this.numbers.resolve(me, parseAddress('phone', to)), 'phone', options?.replyTo);
-    const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance');
+    if (options?.messageId !== undefined) {
+      // The network keeps one message per id: a send repeated after a crash is not a second one.
+      const sent = await this.messaging.sentBy(me, options.messageId);
+      if (sent) return networkMessage(sent, me._id);
+    }
+    const message = await this.messaging.send(me, route, { type: 'text', text }, 'instance', options?.messageId);
     return networkMessage(message, me._id);
   }
 
-  async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent): Promise<NetworkMessage> {
+  async sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent, options?: SendOptions): Promise<NetworkMessage> {
     const me = await this.me(conn);
     if (!Array.isArray(content.buttons) || content.buttons.length === 0) throw invalidInput('buttons', 'at least one button');
     const route = await this.messaging.route(me, await this.numbers.resolve(me, parseAddress('phone', to)), 'phone');
+    if (options?.messageId !== undefined) {
+      const sent = await this.messaging.sentBy(me, options.messageId);
+      if (sent) return networkMessage(sent, me._id);
+    }
     const buttons = { items: content.buttons.map((b) => ({ id: b.id, text: b.text })), ...(content.footer !== undefined ? { footer: content.footer } : {}) };
-    const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance');
+    const message = await this.messaging.send(me, route, { type: 'buttons', text: content.text, buttons }, 'instance', options?.messageId);
     return networkMessage(message, me._id);
   }
 

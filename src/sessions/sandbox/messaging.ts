@@ -54,11 +54,16 @@ export class Messaging {
     return route;
   }
 
-  async send(sender: PhoneDoc, route: Route, content: Content, origin: Origin): Promise<MessageDoc> {
+  /** A message this phone sent under `id`, if any. */
+  sentBy(sender: PhoneDoc, id: string): Promise<MessageDoc | null> {
+    return this.state.messages.findOne({ _id: id, from: sender._id });
+  }
+
+  async send(sender: PhoneDoc, route: Route, content: Content, origin: Origin, id?: string): Promise<MessageDoc> {
     const now = this.clock.now();
     const message: MessageDoc = {
       // The shape of WhatsApp Web's ids, so integrators' parsers meet what they will meet live.
-      _id: `3EB0${this.ids.alphanumeric(16)}`,
+      _id: id ?? `3EB0${this.ids.alphanumeric(16)}`,
       account_id: sender.account_id,
       seq: await this.state.nextSeq(),
       from: sender._id,

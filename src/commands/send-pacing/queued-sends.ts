@@ -1,0 +1,140 @@
+import { DomainError } from '../../domain/errors.js';
+import type { CommandContext } from '../command-handler.js';
+import type { NetworkMessage } from '../../domain/session/events.js';
+import type { Clock } from '../../infra/clock.js';
+import type { DocumentStore } from '../../infra/docstore/port.js';
+import type { EventStore } from '../../infra/eventstore/port.js';
+import type { Logger } from '../../infra/logging/logger.js';
+import { SEND_QUEUE, type QueuedSendDoc } from '../../projections/sends/send-queue-projection.js';
+import type { NetworkConnection } from '../../sessions/port.js';
+import type { SessionRecorder } from '../../sessions/session-recorder.js';
+import type { SendPacer } from './pacer.js';
+
+export interface QueuedSendsOptions {
+  docs: DocumentStore;
+  events: EventStore;
+  recorder: SessionRecorder;
+  /** The instance's live connection, or a not_connected DomainError. */
+  connection: (instanceId: string) => NetworkConnection;
+  pacer: SendPacer;
+  clock: Clock;
+  logger: Logger;
+  /** A send still not out after this long is given up (SendAbandoned). */
+  horizonMs?: number;
+}
+
+const NOT_CONNECTED_RETRY_MS = 5_000;
+
+/** What the send records is the asker's, caused by the event that queued it. */
+const contextOf = (send: QueuedSendDoc): CommandContext => ({
+  actor: send.actor,
+  correlationId: send.correlation_id,
+  causationId: send.queued_event_id,
+  accountId: send.account_id,
+  instanceId: send.instance_id,
+});
+
+/**
+ * Sends the queued messages, each instance's in order and at its pace. A send goes out under the
+ * message id the client was given, so one repeated after a crash is the same message; its
+ * MessageSent is recorded unless the session already has it. Down sessions are waited for up to
+ * the horizon; a send the network refuses is given up and recorded as SendAbandoned.
+ */
+export class QueuedSends {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly o: QueuedSendsOptions) {}
+
+  async start(): Promise<void> {
+    const pending = await this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE).find({ state: 'pending' });
+    for (const send of pending) this.o.pacer.queued(send.instance_id);
+    this.poke();
+  }
+
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain()
+      .catch((err: unknown) => this.o.logger.error({ err }, 'queued sends failed; retrying'))
+      .then((waitMs) => {
+        this.running = null;
+        if (this.again) this.poke();
+        else this.schedule(waitMs ?? 1000);
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.poke(), Math.max(10, ms));
+    this.timer.unref();
+  }
+
+  /** Sends every head that is due; answers how long until the next one may be. */
+  private async drain(): Promise<number> {
+    for (;;) {
+      this.again = false;
+      const pending = await this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE).find({ state: 'pending' }, { sort: { pos: 1 }, limit: 1000 });
+      const heads = new Map<string, QueuedSendDoc>();
+      for (const send of pending) if (!heads.has(send.instance_id)) heads.set(send.instance_id, send);
+      const now = this.o.clock.now().getTime();
+      let soonest = 1000;
+      const due = [...heads.values()].filter((send) => {
+        const wait = Math.max(send.due_ms - now, this.o.pacer.readyInMs(send.instance_id));
+        if (wait > 0) soonest = Math.min(soonest, wait);
+        return wait === 0;
+      });
+      if (due.length === 0 || this.stopped) return soonest;
+      await Promise.all(due.map((send) => this.run(send)));
+    }
+  }
+
+  private async run(send: QueuedSendDoc): Promise<void> {
+    const queue = this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE);
+    try {
+      const connection = this.o.connection(send.instance_id);
+      const message = await this.sendOn(connection, send);
+      if (send.attempts === 0 || !(await this.recorded(send.instance_id, message.id))) {
+        await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'MessageSent', data: { message, origin: 'api' } }], contextOf(send));
+      }
+      await queue.updateOne({ _id: send._id }, { $set: { state: 'sent', attempts: send.attempts + 1 } }, { durable: true });
+      this.o.pacer.dequeued(send.instance_id, true);
+    } catch (err) {
+      const now = this.o.clock.now().getTime();
+      const down = err instanceof DomainError && err.type === 'not_connected';
+      if (down && now - send.queued_ms < (this.o.horizonMs ?? 86_400_000)) {
+        await queue.updateOne({ _id: send._id }, { $set: { attempts: send.attempts + 1, due_ms: now + NOT_CONNECTED_RETRY_MS } });
+        return;
+      }
+      const reason = down ? 'the session stayed down past the horizon' : `the network refused it: ${(err as Error).message}`;
+      this.o.logger.warn({ err, messageId: send._id, instanceId: send.instance_id }, 'a queued send was given up');
+      await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'SendAbandoned', data: { message_id: send._id, reason } }], contextOf(send));
+      await queue.updateOne({ _id: send._id }, { $set: { state: 'abandoned', attempts: send.attempts + 1 } }, { durable: true });
+      this.o.pacer.dequeued(send.instance_id, false);
+    }
+  }
+
+  private async sendOn(connection: NetworkConnection, queued: QueuedSendDoc): Promise<NetworkMessage> {
+    const { content, to, message_id: messageId } = queued.send;
+    if (content.kind === 'text') return connection.sendText(to, content.text, { messageId, ...(content.reply_to ? { replyTo: content.reply_to } : {}) });
+    const buttons = { buttons: content.buttons, ...(content.text === undefined ? {} : { text: content.text }), ...(content.footer === undefined ? {} : { footer: content.footer }) };
+    return (await connection.sendButtons(to, buttons, { messageId })).message;
+  }
+
+  private async recorded(instanceId: string, messageId: string): Promise<boolean> {
+    const recent = await this.o.events.readStream(`session-${instanceId}`, { direction: 'backwards', maxCount: 500 });
+    return recent.some((e) => e.type === 'MessageSent' && (e.data as { message?: { id?: unknown } }).message?.id === messageId);
+  }
+}

@@ -1,0 +1,204 @@
+import type { Clock } from '../../infra/clock.js';
+import type { DocumentStore } from '../../infra/docstore/port.js';
+import type { Logger } from '../../infra/logging/logger.js';
+import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection.js';
+import type { HelpdeskQueries } from '../../projections/helpdesk/helpdesk-queries.js';
+import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient } from '../port.js';
+import { HELPDESK_JOBS, HELPDESK_LINKS, linkId, type JobDoc, type LinkDoc } from './jobs.js';
+import type { ImportHistory } from './import-history.js';
+import type { ToHelpdesk } from './to-helpdesk.js';
+import { UndeliverableReply, type ToWhatsApp } from './to-whatsapp.js';
+
+export interface BridgeOptions {
+  docs: DocumentStore;
+  configs: HelpdeskQueries;
+  client: HelpdeskClient;
+  toHelpdesk: ToHelpdesk;
+  toWhatsApp: ToWhatsApp;
+  importHistory: ImportHistory;
+  openToken: (instanceId: string, sealed: string) => string;
+  clock: Clock;
+  logger: Logger;
+  /** How often the outbox is read when nothing pokes the bridge. */
+  pollMs?: number;
+  /** Jobs of different lanes carried out at once. */
+  parallel?: number;
+  /** After this long a job that keeps failing is given up (a reply is reported back as a note). */
+  horizonMs?: number;
+}
+
+export interface ImportProgress {
+  state: 'running' | 'done' | 'failed';
+  contacts_imported: number;
+  messages_imported: number;
+  messages_total: number;
+}
+
+const SWEEP_EVERY_MS = 3_600_000;
+const KEEP_FINISHED_MS = 7 * 86_400_000;
+const RETRY_BASE_MS = 1000;
+const RETRY_MAX_MS = 5 * 60_000;
+/** The helpdesk's per-conversation limit counts a minute. */
+const TOO_MANY_WAIT_MS = 60_000;
+
+/**
+ * Carries out the outbox's jobs. One lane per instance and direction runs in log order, one job
+ * at a time, so a conversation sees its messages in order and two of them never race to open it;
+ * lanes run side by side. A failure waits with exponential back-off (a minute when the helpdesk
+ * says "too many messages"), holding its lane; a job is done only once its effect is recorded.
+ */
+export class HelpdeskBridge {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private sweptAt = 0;
+
+  constructor(private readonly o: BridgeOptions) {}
+
+  start(): void {
+    this.poke();
+  }
+
+  /** New jobs were committed, or a test moved the clock. */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = null;
+      if (this.again && !this.stopped) this.poke();
+      else this.schedule();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Jobs waiting (metrics). */
+  pending(): Promise<number> {
+    return this.o.docs.collection<JobDoc>(HELPDESK_JOBS).count({ state: 'pending' });
+  }
+
+  /** The history imports of an instance, summed: what its configuration shows. */
+  async importProgress(instanceId: string): Promise<ImportProgress | null> {
+    const imports = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ instance_id: instanceId, 'work.kind': 'import' });
+    if (imports.length === 0) return null;
+    const sum = (f: (j: JobDoc) => number) => imports.reduce((n, j) => n + f(j), 0);
+    return {
+      state: imports.some((j) => j.state === 'pending') ? 'running' : imports.some((j) => j.state === 'failed') ? 'failed' : 'done',
+      contacts_imported: sum((j) => j.progress?.contacts ?? 0),
+      messages_imported: sum((j) => j.progress?.messages ?? 0),
+      messages_total: sum((j) => j.progress?.total ?? 0),
+    };
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.poke(), this.o.pollMs ?? 1000);
+    this.timer.unref();
+  }
+
+  private async drain(): Promise<void> {
+    await this.sweep().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping finished helpdesk jobs failed'));
+    for (;;) {
+      this.again = false;
+      const heads = await this.dueHeads();
+      if (heads.length === 0 || this.stopped) return;
+      const parallel = this.o.parallel ?? 8;
+      for (let i = 0; i < heads.length; i += parallel) await Promise.all(heads.slice(i, i + parallel).map((job) => this.run(job)));
+    }
+  }
+
+  /** The first pending job of each lane, when it is due. */
+  private async dueHeads(): Promise<JobDoc[]> {
+    const pending = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ state: 'pending' }, { sort: { pos: 1 }, limit: 1000 });
+    const now = this.o.clock.now().getTime();
+    const heads = new Map<string, JobDoc>();
+    for (const job of pending) {
+      const lane = `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
+      if (!heads.has(lane)) heads.set(lane, job);
+    }
+    return [...heads.values()].filter((job) => job.due_ms <= now);
+  }
+
+  private async run(job: JobDoc): Promise<void> {
+    const config = await this.o.configs.byInstance(job.instance_id);
+    if (!config?.enabled) return this.finish(job, 'skipped', 'the helpdesk is not configured or is disabled');
+    const account: HelpdeskAccount = { url: config.url, accountId: config.account_id, token: this.o.openToken(job.instance_id, config.token_sealed) };
+    const retry = job.attempts > 0;
+    try {
+      switch (job.work.kind) {
+        case 'to_helpdesk':
+          await this.o.toHelpdesk.deliver(config, account, job.instance_id, job.work.message, retry);
+          break;
+        case 'to_whatsapp':
+          await this.o.toWhatsApp.deliver(config, job.instance_id, job.work.reply, job.work.event_id, retry);
+          break;
+        case 'seen':
+          await this.seen(config, account, job.instance_id, job.work.message_ids);
+          break;
+        case 'import':
+          await this.o.importHistory.run(config, account, job as JobDoc & { work: { kind: 'import' } });
+          break;
+      }
+      await this.finish(job, 'done', null);
+    } catch (err) {
+      await this.failed(job, account, err);
+    }
+  }
+
+  private async seen(config: HelpdeskDoc, account: HelpdeskAccount, instanceId: string, messageIds: string[]): Promise<void> {
+    const links = this.o.docs.collection<LinkDoc>(HELPDESK_LINKS);
+    const link = (await links.find({ _id: { $in: messageIds.map((id) => linkId(instanceId, id)) } }))[0];
+    if (!link || !config.inbox_identifier || !link.contact_source_id) return;
+    await this.o.client.markSeen(account, config.inbox_identifier, link.contact_source_id, link.conversation_id);
+  }
+
+  private async failed(job: JobDoc, account: HelpdeskAccount, err: unknown): Promise<void> {
+    const message = err instanceof Error ? err.message : String(err);
+    const now = this.o.clock.now().getTime();
+    const final = err instanceof UndeliverableReply || (err instanceof HelpdeskError && err.status !== null && err.status >= 400 && err.status < 500 && ![408, 422, 425, 429].includes(err.status));
+    const expired = now - (job.first_failed_ms ?? now) > (this.o.horizonMs ?? 86_400_000);
+    if (final || expired) {
+      this.o.logger.warn({ err, jobId: job._id, instanceId: job.instance_id }, 'helpdesk bridge gave a job up');
+      if (job.work.kind === 'to_whatsapp') await this.reportBack(account, job.work.reply.conversation_id, message);
+      return this.finish(job, 'failed', message);
+    }
+    const waitMs =
+      err instanceof HelpdeskError && (err.status === 422 || err.status === 429)
+        ? Math.max(TOO_MANY_WAIT_MS, (err.retryAfterS ?? 0) * 1000)
+        : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** job.attempts);
+    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne(
+      { _id: job._id },
+      { $set: { attempts: job.attempts + 1, due_ms: now + waitMs, last_error: message.slice(0, 500), first_failed_ms: job.first_failed_ms ?? now } },
+      { durable: true },
+    );
+  }
+
+  /** HELPDESK.md: a failed send is reported back as a private note on the conversation. */
+  private async reportBack(account: HelpdeskAccount, conversationId: number, reason: string): Promise<void> {
+    await this.o.client
+      .createMessage(account, conversationId, { content: `Not delivered to WhatsApp: ${reason}`, message_type: 'outgoing', private: true })
+      .catch((err: unknown) => this.o.logger.warn({ err, conversationId }, 'could not report a failed send to the helpdesk'));
+  }
+
+  private async finish(job: JobDoc, state: JobDoc['state'], error: string | null): Promise<void> {
+    const finished_ms = this.o.clock.now().getTime();
+    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne({ _id: job._id }, { $set: { state, last_error: error, attempts: job.attempts + 1, finished_ms } }, { durable: true });
+  }
+
+  /** Finished jobs are kept a week for inspection, imports for good (they are the import's progress). */
+  private async sweep(): Promise<void> {
+    const now = this.o.clock.now().getTime();
+    if (now - this.sweptAt < SWEEP_EVERY_MS) return;
+    this.sweptAt = now;
+    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
+  }
+}

@@ -1,0 +1,55 @@
+import type { NetworkMessage } from '../../domain/session/events.js';
+import type { HelpdeskReplyReceivedData } from '../../domain/helpdesk/events.js';
+import type { Document, DocumentStore } from '../../infra/docstore/port.js';
+
+export const HELPDESK_JOBS = 'helpdesk_jobs';
+export const HELPDESK_LINKS = 'helpdesk_links';
+
+
+
+export type JobState = 'pending' | 'done' | 'skipped' | 'failed';
+
+/** One thing the bridge must do, recorded by the outbox projection with its checkpoint. */
+export type JobWork =
+  | { kind: 'to_helpdesk'; message: NetworkMessage; chat_name?: string }
+  | { kind: 'to_whatsapp'; reply: HelpdeskReplyReceivedData; event_id: string }
+  | { kind: 'seen'; chat: string; message_ids: string[] }
+  /** A history sync to import: the event is read back from the log when the job runs. */
+  | { kind: 'import'; stream: string; revision: number };
+
+export type JobDoc = Document & {
+  _id: string;
+  instance_id: string;
+  /** Log position of the event it came from: an instance's jobs run in this order. */
+  pos: number;
+  state: JobState;
+  attempts: number;
+  due_ms: number;
+  last_error: string | null;
+  /** An import's progress, kept as it goes (the configuration shows the sum over its imports). */
+  progress?: { contacts: number; messages: number; total: number };
+  /** When it was done, skipped or given up (finished jobs are swept after a while; imports stay). */
+  finished_ms?: number;
+  /** When it first failed: the horizon after which it is given up counts from here. */
+  first_failed_ms?: number;
+  work: JobWork;
+};
+
+/** What the bridge created for a WhatsApp message (or sent for a helpdesk one): the echo guard and reply threading. */
+export type LinkDoc = Document & {
+  /** `<instance>:<whatsapp message id>` */
+  _id: string;
+  helpdesk_message_id: number;
+  conversation_id: number;
+  /** The contact's id in the inbox, which the public API's mark-seen call names. */
+  contact_source_id: string;
+};
+
+export const linkId = (instanceId: string, waMessageId: string) => `${instanceId}:${waMessageId}`;
+
+export async function ensureBridgeIndexes(docs: DocumentStore): Promise<void> {
+  const jobs = docs.collection(HELPDESK_JOBS);
+  await jobs.createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  await jobs.createIndex({ name: 'imports', keys: { instance_id: 1 }, partialFilterExpression: { 'work.kind': 'import' } });
+  await jobs.createIndex({ name: 'finished', keys: { finished_ms: 1 }, partialFilterExpression: { finished_ms: { $exists: true } } });
+}

@@ -1,0 +1,59 @@
+import { onNetwork } from '../../commands/network-call.js';
+import { DomainError } from '../../domain/errors.js';
+import type { NetworkMessage } from '../../domain/session/events.js';
+import type { MediaDownloader } from '../../media/media-downloader.js';
+import { parseMediaRequest } from '../../media/media-request.js';
+import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import type { SessionRecorder } from '../../sessions/session-recorder.js';
+import type { HelpdeskFile } from '../port.js';
+import type { MediaFetcher } from './to-helpdesk.js';
+import type { WhatsAppSender } from './to-whatsapp.js';
+
+/** The bridge's sends go through the live session and are recorded as the API's are, marked as the helpdesk's. */
+export function sessionSender(manager: SessionManager, recorder: SessionRecorder, instances: InstanceQueries): WhatsAppSender {
+  return {
+    sendText: (instanceId, to, text, messageId) => onNetwork(manager, instanceId, (c) => c.sendText(to, text, { messageId })),
+    async recordSent(instanceId, message, causationId) {
+      const instance = await instances.byId(instanceId);
+      if (!instance) return;
+      await recorder.record(instanceId, instance.account_id, [{ type: 'MessageSent', data: { message, origin: 'helpdesk' } }], {
+        actor: { kind: 'helpdesk' },
+        correlationId: causationId,
+        causationId,
+        accountId: instance.account_id,
+        instanceId,
+      });
+    },
+  };
+}
+
+/** A message's media, downloaded, verified and decrypted as the download routes do it. */
+export function mediaFetcher(downloader: MediaDownloader): MediaFetcher {
+  return {
+    async fetch(message: NetworkMessage): Promise<HelpdeskFile | null> {
+      const media = message.media;
+      if (!media) return null;
+      try {
+        // A sticker is encrypted as an image is (the same key info).
+        const request = parseMediaRequest(media.kind === 'sticker' ? 'image' : media.kind, {
+          url: media.url,
+          media_key: media.media_key,
+          mimetype: media.mimetype,
+          file_sha256: media.file_sha256,
+          file_length: media.file_length,
+          ...(media.direct_path === undefined ? {} : { direct_path: media.direct_path }),
+          ...(media.file_enc_sha256 === undefined ? {} : { file_enc_sha256: media.file_enc_sha256 }),
+        });
+        const bytes = await downloader.download(request);
+        const extension = media.mimetype.split('/')[1]?.split(';')[0] ?? 'bin';
+        return { name: media.file_name ?? `${media.kind}.${extension}`, contentType: media.mimetype, bytes };
+      } catch (err) {
+        // A passing failure is retried with the job; media that is gone or does not verify will
+        // not come back, and the message still reaches the helpdesk with its caption.
+        if (err instanceof DomainError && err.type === 'upstream_failed') throw err;
+        return null;
+      }
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import { createServer, type Server } from 'node:http';
+import type { Metrics } from './metrics.js';
+
+/** METRICS_PORT: /metrics alone, without a token, on a port of its own (keep it off the public network). */
+export async function serveMetrics(metrics: Metrics, port: number, host: string): Promise<Server> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    metrics.text().then(
+      (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+      () => res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics unavailable'),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}

@@ -1,0 +1,100 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Read when Prometheus scrapes: values that are cheaper to look at than to keep up to date. */
+export interface ScrapeSources {
+  sessions?: () => Record<string, number>;
+  projectionLag?: () => Promise<Record<string, number>>;
+  queues?: () => Promise<Record<string, number>>;
+  realtimeStreams?: () => number;
+}
+
+/**
+ * The gateway's Prometheus metrics, on a registry of its own (prom-client). Counters and
+ * histograms are fed where things happen; gauges are read at scrape time from `sources`.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private sources: ScrapeSources = {};
+  readonly requests: Histogram<'method' | 'route' | 'status'>;
+  readonly appends: Histogram<'outcome'>;
+  readonly appendedEvents: Counter;
+  readonly webhookAttempts: Histogram<'outcome'>;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
+    this.requests = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [this.registry],
+    });
+    this.appends = new Histogram({
+      name: 'gateway_eventstore_append_duration_seconds',
+      help: 'Appends to the event store, until durable',
+      labelNames: ['outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: [this.registry],
+    });
+    this.appendedEvents = new Counter({ name: 'gateway_eventstore_appended_events_total', help: 'Events appended', registers: [this.registry] });
+    this.webhookAttempts = new Histogram({
+      name: 'gateway_webhook_attempt_duration_seconds',
+      help: 'Webhook delivery attempts by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [this.registry],
+    });
+    const self = this;
+    new Gauge({
+      name: 'gateway_sessions',
+      help: 'Sessions held by this process, by state',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [state, n] of Object.entries(self.sources.sessions?.() ?? {})) this.set({ state }, n);
+      },
+    });
+    new Gauge({
+      name: 'gateway_projection_lag_positions',
+      help: 'How far each projection is behind the head of the log (log positions)',
+      labelNames: ['projection'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [projection, lag] of Object.entries((await self.sources.projectionLag?.()) ?? {})) this.set({ projection }, lag);
+      },
+    });
+    new Gauge({
+      name: 'gateway_queue_depth',
+      help: 'Work waiting, by queue',
+      labelNames: ['queue'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const [queue, n] of Object.entries((await self.sources.queues?.()) ?? {})) this.set({ queue }, n);
+      },
+    });
+    new Gauge({
+      name: 'gateway_realtime_streams',
+      help: 'Open realtime streams',
+      registers: [this.registry],
+      collect() {
+        this.set(self.sources.realtimeStreams?.() ?? 0);
+      },
+    });
+  }
+
+  /** Sources exist only once the parts they read are built. */
+  observe(sources: ScrapeSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,63 @@
+import type { SessionEventData } from '../../domain/session/events.js';
+import type { Document, DocumentStore } from '../../infra/docstore/port.js';
+import type { Projection } from '../projection.js';
+import { ACTOR_KINDS, type Actor } from '../../commands/command-handler.js';
+
+/** The actor in an event's metadata; events stored without one read as the system's. */
+function actorOf(raw: unknown): Actor {
+  const actor = raw as { kind?: unknown; id?: unknown } | undefined;
+  if (!actor || !ACTOR_KINDS.includes(actor.kind as Actor['kind'])) return { kind: 'system' };
+  return (typeof actor.id === 'string' ? { kind: actor.kind, id: actor.id } : { kind: actor.kind }) as Actor;
+}
+
+export const SEND_QUEUE = 'send_queue';
+
+export type QueuedSendDoc = Document & {
+  /** The message id it goes out under. */
+  _id: string;
+  instance_id: string;
+  account_id: string;
+  pos: number;
+  state: 'pending' | 'sent' | 'abandoned';
+  attempts: number;
+  due_ms: number;
+  queued_ms: number;
+  correlation_id: string;
+  /** Who asked for the send, and the event that queued it: the MessageSent is theirs. */
+  actor: Actor;
+  queued_event_id: string;
+  send: SessionEventData<'SendQueued'>;
+};
+
+/**
+ * Queued sends, from the log: one document per SendQueued, written only if absent, so a replay
+ * never brings back a send that went out. The queue worker sends them in order and marks them.
+ */
+export function sendQueueProjection(onCommitted: () => void): Projection {
+  return {
+    name: 'send-queue',
+    eventTypes: new Set(['SendQueued']),
+    async setup(docs: DocumentStore) {
+      await docs.collection(SEND_QUEUE).createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+    },
+    apply(event) {
+      const send = event.data as SessionEventData<'SendQueued'>;
+      const queuedMs = Date.parse(typeof event.metadata.occurredAt === 'string' ? event.metadata.occurredAt : event.created.toISOString());
+      const fields: Omit<QueuedSendDoc, '_id'> = {
+        instance_id: event.streamId.slice(event.streamId.indexOf('-') + 1),
+        account_id: typeof event.metadata.accountId === 'string' ? event.metadata.accountId : '',
+        pos: Number(event.position),
+        state: 'pending',
+        attempts: 0,
+        due_ms: 0,
+        queued_ms: queuedMs,
+        correlation_id: typeof event.metadata.correlationId === 'string' ? event.metadata.correlationId : event.id,
+        actor: actorOf(event.metadata.actor),
+        queued_event_id: event.id,
+        send,
+      };
+      return [{ collection: SEND_QUEUE, op: 'updateOne', filter: { _id: send.message_id }, update: { $setOnInsert: fields }, upsert: true }];
+    },
+    committed: () => onCommitted(),
+  };
+}

@@ -1,0 +1,19 @@
+import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import { occurredAt } from '../../projections/projection.js';
+import { deliveryId } from '../deliveries/documents.js';
+import { rendererOf } from './render.js';
+import type { WebhookType } from './schemas.js';
+
+/**
+ * The body CONTRACT.md's Webhooks section gives a stored event, `{id, type, instance_id, seq,
+ * created_at, event, state?}`, for every channel that delivers events (webhooks, the realtime
+ * stream); each channel numbers its own `seq`. Null for an event that is not delivered.
+ */
+export function eventBody(event: RecordedEvent, instanceId: string, seq: number): { type: WebhookType; body: string } | null {
+  const renderer = rendererOf(event.type);
+  if (!renderer) return null;
+  const rendered = renderer.render(event.data);
+  const state = 'state' in rendered ? { state: rendered.state } : {};
+  const body = JSON.stringify({ id: deliveryId(event.id), type: renderer.type, instance_id: instanceId, seq, created_at: occurredAt(event), event: rendered.event, ...state });
+  return { type: renderer.type, body };
+}

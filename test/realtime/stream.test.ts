@@ -1,0 +1,167 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- bodies are read field by field */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import WebSocket from 'ws';
+import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { waitFor } from '../support/sandbox.js';
+
+/** Appends `n` received text messages to an instance's session stream, as the driver would. */
+async function messages(t: TestGateway, instanceId: string, n: number, text = 'hello'): Promise<void> {
+  const events = Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    type: 'MessageReceived',
+    data: {
+      upsert: 'notify',
+      message: { id: `3EB0${randomUUID().slice(0, 8).toUpperCase()}`, chat: '5511999990000@s.whatsapp.net', sender: '5511999990000@s.whatsapp.net', from_me: false, is_group: false, timestamp_s: 1_700_000_000 + i, type: 'text', text: `${text} ${i}` },
+    },
+    metadata: { instanceId, occurredAt: new Date().toISOString(), correlationId: 'test', actor: { kind: 'network', id: 'sandbox' } },
+  }));
+  for (let i = 0; i < events.length; i += 500) await t.gateway.events.append(`session-${instanceId}`, events.slice(i, i + 500), 'any');
+}
+
+async function receipt(t: TestGateway, instanceId: string): Promise<void> {
+  await t.gateway.events.append(
+    `session-${instanceId}`,
+    [{ id: randomUUID(), type: 'ReceiptReceived', data: { message_ids: ['X'], chat: '1@s.whatsapp.net', sender: '1@s.whatsapp.net', state: 'Read', timestamp_s: 1 }, metadata: { instanceId } }],
+    'any',
+  );
+}
+
+interface Client {
+  ws: WebSocket;
+  bodies: any[];
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function open(t: TestGateway, path: string, headers: Record<string, string> = {}): Promise<Client> {
+  const ws = new WebSocket(t.gateway.url.replace('http', 'ws') + path, { headers });
+  const bodies: any[] = [];
+  ws.on('message', (data) => bodies.push(JSON.parse(data.toString())));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  return new Promise((resolve, reject) => {
+    ws.once('open', () => resolve({ ws, bodies, closed }));
+    ws.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`status ${res.statusCode}`), { status: res.statusCode })));
+    ws.once('error', reject);
+  });
+}
+
+async function refusedWith(t: TestGateway, path: string, headers: Record<string, string> = {}): Promise<number> {
+  try {
+    const client = await open(t, path, headers);
+    client.ws.close();
+    return 101;
+  } catch (err) {
+    return (err as { status?: number }).status ?? -1;
+  }
+}
+
+describe('realtime stream over a real WebSocket', function () {
+  this.timeout(30_000);
+  let t: TestGateway;
+  let owner: TestAccount;
+  before(async () => {
+    t = await startTestGateway({ REALTIME_MAX_STREAMS_PER_ACCOUNT: '3' }, { realtime: { ackTimeoutMs: 1500 } });
+    owner = await newAccount(t.api);
+  });
+  after(async () => t.stop());
+
+  it('sends live webhook bodies of the subscribed types, starting live, with seq increasing', async () => {
+    const { id } = await newInstance(t.api, owner);
+    await messages(t, id, 2, 'before');
+    const client = await open(t, `/instances/${id}/events/ws?access_token=${owner.jwt}&types=Message`);
+    await receipt(t, id);
+    await messages(t, id, 3, 'live');
+    await waitFor(() => client.bodies.length === 3, 'three live messages');
+    expect(client.bodies.map((b) => b.event.Message.conversation)).to.deep.equal(['live 0', 'live 1', 'live 2']);
+    expect(client.bodies.map((b) => Object.keys(b))).to.deep.equal(Array(3).fill(['id', 'type', 'instance_id', 'seq', 'created_at', 'event']));
+    expect(client.bodies.every((b) => b.type === 'Message' && b.instance_id === id && /^evt_[0-9a-f]{32}$/.test(b.id))).to.equal(true);
+    const seqs = client.bodies.map((b) => b.seq);
+    expect(seqs).to.deep.equal([...seqs].sort((a, b) => a - b));
+    client.ws.close();
+  });
+
+  it('after a dropped connection, resumes from after_seq: every event once, in order, then live', async () => {
+    const { id } = await newInstance(t.api, owner);
+    const first = await open(t, `/instances/${id}/events/ws`, { authorization: `Bearer ${owner.jwt}` });
+    await messages(t, id, 5, 'a');
+    await waitFor(() => first.bodies.length === 5, 'five');
+    const last = first.bodies[2].seq;
+    first.ws.send(JSON.stringify({ ack: last }));
+    first.ws.terminate();
+    await messages(t, id, 4, 'b');
+    const second = await open(t, `/instances/${id}/events/ws?after_seq=${last}`, { authorization: `Bearer ${owner.jwt}` });
+    await messages(t, id, 2, 'c');
+    await waitFor(() => second.bodies.length === 8, 'everything after the ack');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(second.bodies.map((b) => b.event.Message.conversation)).to.deep.equal(['a 3', 'a 4', 'b 0', 'b 1', 'b 2', 'b 3', 'c 0', 'c 1']);
+    const seqs = second.bodies.map((b) => b.seq);
+    expect(new Set(seqs).size).to.equal(8);
+    expect(seqs[0]).to.be.greaterThan(last);
+    second.ws.close();
+  });
+
+  it('closes a stream whose client stops acknowledging', async () => {
+    const { id } = await newInstance(t.api, owner);
+    const client = await open(t, `/instances/${id}/events/ws`, { authorization: `Bearer ${owner.jwt}` });
+    await messages(t, id, 1);
+    const { code, reason } = await client.closed;
+    expect(code).to.equal(4008);
+    expect(reason).to.match(/no ack/);
+  });
+
+  it('refuses the upgrade without credentials, for another account, with bad types, and past the cap per account', async () => {
+    const { id, token } = await newInstance(t.api, owner);
+    const other = await newAccount(t.api);
+    expect(await refusedWith(t, `/instances/${id}/events/ws`)).to.equal(401);
+    expect(await refusedWith(t, `/instances/${id}/events/ws?access_token=${other.jwt}`)).to.equal(403);
+    expect(await refusedWith(t, `/instances/${id}/events/ws?access_token=${owner.jwt}&types=Receipt`)).to.equal(400);
+    expect(await refusedWith(t, `/instances/${id}/events/ws?access_token=${owner.jwt}&after_seq=-1`)).to.equal(400);
+    expect(await refusedWith(t, `/instances/NOPE/events/ws?access_token=${owner.jwt}`)).to.equal(404);
+    // The token pair works too.
+    const pair = await open(t, `/instances/${id}/events/ws`, { 'x-instance-token': token, 'x-client-token': owner.clientToken });
+    const more = [await open(t, `/instances/${id}/events/ws?access_token=${owner.jwt}`), await open(t, `/instances/${id}/events/ws?access_token=${owner.jwt}`)];
+    expect(await refusedWith(t, `/instances/${id}/events/ws?access_token=${owner.jwt}`)).to.equal(429);
+    for (const c of [pair, ...more]) c.ws.close();
+    await Promise.all([pair, ...more].map((c) => c.closed));
+    const plain = await t.api('GET', `/instances/${id}/events/ws`, { token: owner.jwt });
+    expect(plain.status).to.equal(426);
+  });
+});
+
+describe('realtime stream and a client that never reads', function () {
+  this.timeout(60_000);
+  let t: TestGateway;
+  let owner: TestAccount;
+  const HIGH_WATER = 64 * 1024;
+  before(async () => {
+    t = await startTestGateway({}, { realtime: { ackTimeoutMs: 120_000, limits: { window: 1_000_000, highWaterBytes: HIGH_WATER } } });
+    owner = await newAccount(t.api);
+  });
+  after(async () => t.stop());
+
+  it('stops sending at the high water mark (measured), and delivers everything in order once the client reads again', async () => {
+    const { id } = await newInstance(t.api, owner);
+    const client = await open(t, `/instances/${id}/events/ws?access_token=${owner.jwt}`);
+    // The client's socket stops reading: the kernel buffers fill, then the server's.
+    const socket = (client.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    socket.pause();
+    const n = 4000;
+    const padding = 'x'.repeat(1500);
+    await messages(t, id, n, padding);
+    let maxBuffered = 0;
+    const deadline = Date.now() + 3000;
+    while (Date.now() < deadline) {
+      maxBuffered = Math.max(maxBuffered, ...t.gateway.realtime.stats().bufferedBytes);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    // ~6 MB were due; the server holds at most its high water mark plus one body.
+    expect(maxBuffered, `buffered ${maxBuffered}`).to.be.greaterThan(0);
+    expect(maxBuffered).to.be.at.most(HIGH_WATER + 4096);
+    console.log(`      (server-side buffer for a client that does not read: at most ${maxBuffered} bytes while ${n} events of ~1.7 KB were due)`);
+    socket.resume();
+    await waitFor(() => client.bodies.length === n, 'every event after resuming', 30_000);
+    const texts = client.bodies.map((b) => Number(b.event.Message.conversation.split(' ')[1]));
+    expect(texts).to.deep.equal(Array.from({ length: n }, (_, i) => i));
+    client.ws.close();
+  });
+});
