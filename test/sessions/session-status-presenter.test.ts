@@ -46,11 +46,10 @@ describe('session status presenter', () => {
     });
   });
 
-  it('says why a paired session is down: a refused version names itself and WHATSAPP_VERSION', () => {
+  it('holds only connected when disconnected, as the spec says, even for a session stopped for good (the webhook and history say why)', () => {
     const message = 'WhatsApp refused client version 2.3000.1 (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session';
     const down: SessionStatusDoc = { ...full, connected: false, last_disconnect: { reason: 'client_outdated', at: '2026-01-01T00:00:00.000Z', message } };
-    expect(presentSessionStatus(down, false)).to.deep.equal({ connected: false, disconnect_reason: 'client_outdated', disconnect_message: message });
-    // Once unpaired (logged out), the old reason is no longer the session's story.
+    expect(presentSessionStatus(down, false)).to.deep.equal({ connected: false });
     expect(presentSessionStatus({ ...down, paired: false }, false)).to.deep.equal({ connected: false });
   });
 });

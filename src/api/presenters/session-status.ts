@@ -14,12 +14,9 @@ function ordered(entries: [string, unknown][]): Status {
 
 /** The spec's session status data: `connected` always; everything else only when connected and not empty. */
 export function presentSessionStatus(doc: SessionStatusDoc | null, connected: boolean): Status {
-  if (!doc || !connected) {
-    // A paired session stopped for a reason it will not recover from by itself (a refused version,
-    // a replaced session: those carry a message) says why; a passing drop or a cancellation does not.
-    const down = doc?.paired && doc.last_disconnect?.message ? doc.last_disconnect : undefined;
-    return { connected: false, ...ordered([['disconnect_reason', down?.reason], ['disconnect_message', down?.message]]) };
-  }
+  // The spec: disconnected, `data` holds only `connected`. Why a session is down is told by the
+  // Disconnected webhook (Reason, Message) and the instance's history.
+  if (!doc || !connected) return { connected: false };
   const b = doc.business_profile;
   const business = b
     ? ordered([

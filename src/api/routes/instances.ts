@@ -145,6 +145,7 @@ export function instanceRoutes(deps: ApiDeps) {
       method: 'post',
       path: '/instances/{id}/subscribe',
       tag: BILLING_TAG,
+      idempotent: true,
       summary: 'Start a paid subscription (from TRIALING, PAST_DUE, EXPIRED or CANCELED): ACTIVE until `expired_at`',
       auth: 'instance_jwt',
       params: InstanceIdParams,

@@ -26,8 +26,6 @@ export const SessionStatus = Envelope(
     verified_name: OptStr,
     about: OptStr,
     website: Type.Optional(Type.String({ format: 'uri' })),
-    disconnect_reason: Type.Optional(Type.String({ description: 'why a paired session is down (Disconnected webhook Reason)' })),
-    disconnect_message: Type.Optional(Type.String({ description: 'what to do when it will not reconnect by itself' })),
   }),
 );
 
