@@ -35,6 +35,7 @@ export function helpdeskRoutes({ commands, queries, imports, allowPrivate }: Hel
       tag: TAG,
       summary: 'Save the helpdesk (Chatwoot-compatible) configuration; the callback URL is pushed to its inbox',
       auth: 'instance_jwt',
+      paidOnly: true,
       params: InstanceIdParams,
       body: SaveHelpdeskBody,
       response: { description: 'configuration saved', schema: HelpdeskConfiguration },
@@ -85,6 +86,7 @@ export function helpdeskRoutes({ commands, queries, imports, allowPrivate }: Hel
       tag: TAG,
       summary: 'Remove the helpdesk configuration; its callback URL stops working',
       auth: 'instance_jwt',
+      paidOnly: true,
       params: InstanceIdParams,
       response: { description: 'removed', status: 204 },
       handler: async ({ instance, principal, requestId }) => {
