@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { account, compareAuthenticatedGet, type Json } from './api.js';
-import { startChild } from './child.js';
+import { startChild, UNTHROTTLED } from './child.js';
 import { report } from './lib.js';
 
 /**
@@ -81,7 +81,7 @@ async function measureMemoryInProcess(): Promise<void> {
   const { startGateway } = await import('../src/gateway.js');
   const { loadConfig } = await import('../src/infra/config/config.js');
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-sessions-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCRYPT_LOG_N: '10', MESSAGING_NETWORK: 'sandbox' });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCRYPT_LOG_N: '10', MESSAGING_NETWORK: 'sandbox', ...UNTHROTTLED });
   const gateway = await startGateway(config);
   try {
     const acc = await account(gateway.url, 'memory@example.com');

@@ -22,7 +22,7 @@ import { sessionsProjection } from '../src/projections/sessions/sessions-project
 import { SessionRecorder } from '../src/sessions/session-recorder.js';
 import { messageEvent } from '../src/webhooks/bodies/message.js';
 import { createWebhooks } from '../src/webhooks/index.js';
-import { startChild } from './child.js';
+import { startChild, UNTHROTTLED } from './child.js';
 import { percentile, report } from './lib.js';
 
 /**
@@ -144,7 +144,7 @@ interface Setup {
 async function setup(hookUrl: string, all: boolean, instanceCount = INSTANCES, env: Record<string, string> = {}): Promise<Setup> {
   const dir = await mkdtemp(join(tmpdir(), 'webhooks-bench-'));
   const logger = pino({ level: 'warn' });
-  const config = loadConfig({ DATA_DIR: dir, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', ...env });
+  const config = loadConfig({ DATA_DIR: dir, ALLOW_PRIVATE_TARGETS: 'true', LOG_LEVEL: 'warn', ...UNTHROTTLED, ...env });
   const events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
   const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'docs') });
   const box = new SecretBox(randomBytes(32));
