@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/infra/clock.js';
 import { pairedInstance } from '../support/chats.js';
-import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { EMBEDDED, expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 
 /** A clock tests move forward by hand. */
 const movableClock = () => {
@@ -171,7 +171,7 @@ describe('Idempotency-Key across a restart', () => {
   it('keys survive a restart, and the stored answer keeps no token in clear', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gw-idem-'));
     try {
-      let t = await startTestGateway({}, {}, dir);
+      let t = await startTestGateway(EMBEDDED, {}, dir);
       const owner = await newAccount(t.api);
       const headers = { 'idempotency-key': 'across-restart' };
       const first = await t.api('PUT', '/instances/create', { token: owner.jwt, body: { name: 'durable' }, headers });
@@ -179,7 +179,7 @@ describe('Idempotency-Key across a restart', () => {
       await t.stop();
       const files = await Promise.all(['docs', 'events'].map((d) => readFile(join(dir, d, 'data.mdb'))));
       for (const file of files) expect(file.includes(Buffer.from(first.body.token as string))).to.equal(false);
-      t = await startTestGateway({}, {}, dir);
+      t = await startTestGateway(EMBEDDED, {}, dir);
       try {
         const again = await t.api('PUT', '/instances/create', { token: owner.jwt, body: { name: 'durable' }, headers });
         expect(again.body).to.deep.equal(first.body);

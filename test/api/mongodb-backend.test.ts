@@ -34,7 +34,7 @@ describe('gateway on MongoDB read models (MONGODB_URL, over the wire-protocol te
   });
 
   const start = async (): Promise<TestGateway> => {
-    gw = await startTestGateway({ MONGODB_URL: server.urlFor(database), MESSAGING_NETWORK: 'sandbox' }, {}, dataDir);
+    gw = await startTestGateway({ MONGODB_URL: server.urlFor(database), EVENTSTORE_URL: '', MESSAGING_NETWORK: 'sandbox' }, {}, dataDir);
     return gw;
   };
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance, onTestServers, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
 
 const FIELD_ORDER = [
@@ -105,6 +105,8 @@ describe('helpdesk configuration over HTTP', () => {
     const path = (res.body.webhook_url as string).split('/').pop() as string;
     const log = JSON.stringify(await t.gateway.events.readAll(), (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
     for (const value of [chatwoot.token, secret, path]) expect(log).not.to.include(value);
+    // The data files are the embedded stores': with a backend on a test server, the log check above is the one.
+    if (onTestServers()) return;
     let plainSeen = false;
     for (const file of await filesUnder(t.dataDir)) {
       const bytes = await readFile(file);

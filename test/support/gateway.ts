@@ -6,6 +6,7 @@ import { freePort } from '../../bench/child.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
 import { loadConfig } from '../../src/infra/config/config.js';
 import { sharedTestServerUrl } from '../servers/mongodb/targets.js';
+import { eventStoreFor, releaseEventStore } from '../servers/eventstore/targets.js';
 
 export interface TestGateway {
   gateway: Gateway;
@@ -51,11 +52,19 @@ export function apiFor(baseUrl: string): Api {
   };
 }
 
+/** For tests about the embedded stores' own files: both backends embedded, whatever TEST_* says. */
+export const EMBEDDED = { EVENTSTORE_URL: '', MONGODB_URL: '' };
+
+/** True when the suite runs with a backend on a test server (TEST_DOCSTORE / TEST_EVENTSTORE). */
+export const onTestServers = () => process.env.TEST_DOCSTORE === 'mongodb' || process.env.TEST_EVENTSTORE === 'esdb';
+
 export async function startTestGateway(env: Record<string, string> = {}, options: GatewayOptions = {}, dataDir?: string): Promise<TestGateway> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
   const port = await freePort();
   // TEST_DOCSTORE=mongodb runs any suite with the read models on the MongoDB test server.
   const docstore = process.env.TEST_DOCSTORE === 'mongodb' && env.MONGODB_URL === undefined ? { MONGODB_URL: await sharedTestServerUrl(dir) } : {};
+  // TEST_EVENTSTORE=esdb: the event log on the EventStoreDB test server instead.
+  const eventstore = process.env.TEST_EVENTSTORE === 'esdb' && env.EVENTSTORE_URL === undefined ? { EVENTSTORE_URL: await eventStoreFor(dir) } : {};
   const config = loadConfig({
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -65,6 +74,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
     ...docstore,
+    ...eventstore,
     // Tests of other features send bursts; the limits have tests of their own.
     RATE_LIMIT_ACCOUNT_PER_S: '100000',
     RATE_LIMIT_INSTANCE_PER_S: '100000',
@@ -77,7 +87,10 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     api: apiFor(gateway.url),
     async stop() {
       await gateway.stop();
-      if (!dataDir) await rm(dir, { recursive: true, force: true });
+      if (!dataDir) {
+        await rm(dir, { recursive: true, force: true });
+        await releaseEventStore(dir);
+      }
     },
   };
 }
