@@ -10,11 +10,23 @@ export interface Child {
   origin: string;
   /** CPU seconds (user + system, every thread) the process has used so far; null where /proc is missing. */
   cpuSeconds(): number | null;
+  /** Resident memory of the process now, in bytes; null where /proc is missing. */
+  rssBytes(): number | null;
   stop(): Promise<void>;
 }
 
 /** Clock ticks per second of /proc/<pid>/stat: USER_HZ, 100 on every Linux port that runs Node. */
 const TICKS_PER_SECOND = 100;
+
+function rssOf(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? null : Number(kb) * 1024;
+  } catch {
+    return null;
+  }
+}
 
 function cpuSecondsOf(pid: number | undefined): number | null {
   if (pid === undefined) return null;
@@ -78,6 +90,7 @@ export async function startChild(entry: string, env: Record<string, string>): Pr
   return {
     origin,
     cpuSeconds: () => cpuSecondsOf(proc.pid),
+    rssBytes: () => rssOf(proc.pid),
     async stop() {
       if (exited) return;
       proc.kill('SIGTERM');

@@ -4,6 +4,7 @@ import { benchEventStore } from './event-store.js';
 import { benchHttp } from './http.js';
 import { benchMedia } from './media.js';
 import { benchRebuild } from './rebuild.js';
+import { benchRealtime } from './realtime.js';
 import { benchSessions } from './sessions.js';
 import { benchWebhookLatency, benchWebhooks } from './webhooks.js';
 
@@ -18,6 +19,7 @@ const suites: [string, () => Promise<void>][] = [
   ['webhooks', benchWebhooks],
   ['webhooks latency', benchWebhookLatency],
   ['rebuild', benchRebuild],
+  ['realtime', benchRealtime],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {
