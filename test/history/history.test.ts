@@ -121,6 +121,10 @@ describe('history over HTTP', () => {
     expect(viaToken.status).to.equal(200);
     const rotation = await t.api('POST', '/account/client-secret/rotate', { token: me.jwt });
     expect(rotation.status).to.equal(200);
+    // A rotation ends the JWTs issued before it: sign in again.
+    const again = await t.api('POST', '/auth/login', { body: { email: me.email, password: me.password } });
+    expect(again.status).to.equal(200);
+    me.jwt = again.body.access_token;
     const instance = await newInstance(t.api, me);
     const canceled = await t.api('DELETE', `/instances/${instance.id}/cancel`, { token: me.jwt });
     expect(canceled.status, canceled.text).to.equal(200);
@@ -132,6 +136,7 @@ describe('history over HTTP', () => {
       'SignInFailed',
       'SignInSucceeded',
       'ClientSecretRotated',
+      'SignInSucceeded',
       'InstanceCreated',
       'InstanceCanceled',
     ]);
@@ -145,7 +150,7 @@ describe('history over HTTP', () => {
     expect(failed.actor).to.deep.equal({ kind: 'system' });
     expect(token.data).to.have.property('method', 'client_credentials');
     expect(rotated.data).to.deep.equal({ account_id: me.accountId, client_secret_hash: '[redacted]' });
-    expect(events[6]).to.deep.include({ actor: { kind: 'account', id: me.accountId }, correlation_id: requestId(canceled) });
+    expect(events[7]).to.deep.include({ actor: { kind: 'account', id: me.accountId }, correlation_id: requestId(canceled) });
     // Another account's history holds none of it.
     const mine = await t.api('GET', '/account/history', { token: owner.jwt });
     expect(mine.body.events.map((e: any) => e.id)).to.not.include.members(events.map((e) => e.id));
@@ -153,9 +158,12 @@ describe('history over HTTP', () => {
 
   it('keeps signing in and rotating after sign-ins share the account stream', async () => {
     const me = await newAccount(t.api);
+    let jwt = me.jwt;
     for (let i = 0; i < 2; i++) {
-      expect((await t.api('POST', '/account/client-secret/rotate', { token: me.jwt })).status).to.equal(200);
-      expect((await t.api('POST', '/auth/login', { body: { email: me.email, password: me.password } })).status).to.equal(200);
+      expect((await t.api('POST', '/account/client-secret/rotate', { token: jwt })).status).to.equal(200);
+      const login = await t.api('POST', '/auth/login', { body: { email: me.email, password: me.password } });
+      expect(login.status).to.equal(200);
+      jwt = login.body.access_token;
     }
   });
 });
