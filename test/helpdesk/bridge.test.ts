@@ -112,6 +112,24 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     for (const id of [photoId, reply.body.message_id, reactionId]) expect(chatwoot.messages.filter((m) => m.source_id === `WAID:${id}`)).to.have.length(1);
   });
 
+  it('bridges an edit as an answer to the edited message, and a deletion by deleting the bridged message', async () => {
+    const w = await world(t);
+    await configure(w, chatwoot);
+    const typo = await say(w, w.customer.phone, w.me.phone, 'helo');
+    const regret = await say(w, w.customer.phone, w.me.phone, 'something I regret');
+    await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${regret}`), 'both bridged');
+    const edited = await w.t.api('POST', `/sandbox/phones/${w.customer.phone}/messages/${typo}/edit`, { token: w.owner.jwt, body: { text: 'hello' } });
+    expect(edited.status, edited.text).to.be.oneOf([200, 201]);
+    const deleted = await w.t.api('DELETE', `/sandbox/phones/${w.customer.phone}/messages/${regret}`, { token: w.owner.jwt });
+    expect(deleted.status, deleted.text).to.be.oneOf([200, 204]);
+    const original = chatwoot.messages.find((m) => m.source_id === `WAID:${typo}`) as any;
+    await waitFor(() => chatwoot.messages.some((m) => m.content === '✏️ hello'), 'the edit in the helpdesk');
+    await waitFor(() => (chatwoot.messages.find((m) => m.source_id === `WAID:${regret}`) as any).deleted === true, 'the deletion in the helpdesk');
+    const edit = chatwoot.messages.find((m) => m.content === '✏️ hello') as any;
+    expect(edit.content_attributes).to.deep.equal({ in_reply_to: original.id });
+    expect(original.content).to.equal('helo');
+  });
+
   it('refuses callbacks without the secret path or with a bad or stale signature, and sends nothing', async () => {
     const w = await world(t);
     const config = await configure(w, chatwoot);

@@ -30,12 +30,25 @@ export class ToHelpdesk {
     if (config.inbox_id === null) throw new HelpdeskError(null, 'the configuration has no inbox yet');
     const links = this.docs.collection<LinkDoc>(HELPDESK_LINKS);
     if (await links.findOne({ _id: linkId(instanceId, message.id) })) return;
+    if (message.revoke) {
+      // A deletion for everyone deletes the bridged message; one never bridged has nothing to delete.
+      const deleted = await links.findOne({ _id: linkId(instanceId, message.revoke.message_id) });
+      if (deleted) {
+        await this.client.deleteMessage(account, deleted.conversation_id, deleted.helpdesk_message_id).catch((err: unknown) => {
+          // Gone already (an agent deleted it, or a retry after the deletion went through).
+          if (!(err instanceof HelpdeskError && err.status === 404)) throw err;
+        });
+      }
+      await links.replaceOne({ _id: linkId(instanceId, message.id) }, { _id: linkId(instanceId, message.id), helpdesk_message_id: deleted?.helpdesk_message_id ?? 0, conversation_id: deleted?.conversation_id ?? 0, contact_source_id: deleted?.contact_source_id ?? '' }, { upsert: true, durable: true });
+      return;
+    }
     const contact = await this.contact(account, config.inbox_id, message);
     const conversation = await this.conversation(account, config, contact);
     const sourceId = sourceIdOf(message.id);
     let helpdeskId = retry ? (await this.client.messageSources(account, conversation.id)).find((m) => m.source_id === sourceId)?.id : undefined;
     if (helpdeskId === undefined) {
-      const quoted = message.reply_to ?? message.reaction?.message_id;
+      // A reaction and an edit answer the message they are about (Chatwoot edits nothing in place).
+      const quoted = message.reply_to ?? message.reaction?.message_id ?? message.edit?.message_id;
       const inReplyTo = quoted ? (await links.findOne({ _id: linkId(instanceId, quoted) }))?.helpdesk_message_id : undefined;
       const file = message.media ? await this.media.fetch(message) : null;
       const created = await this.client.createMessage(account, conversation.id, {
@@ -103,8 +116,19 @@ export class ToHelpdesk {
 
 /** The text a message shows in the helpdesk; a group message names its sender. */
 function contentOf(message: NetworkMessage): string {
-  const body = message.text ?? message.media?.caption ?? message.reaction?.text ?? (message.media ? '' : `[${message.type}]`);
+  const body = message.edit ? `✏️ ${message.text ?? ''}` : (message.text ?? message.media?.caption ?? message.reaction?.text ?? describe(message));
   if (!message.is_group || message.from_me) return body;
   const who = message.push_name || phoneOf(message.sender_pn ?? message.sender) || message.sender;
   return `**${who}**: ${body}`;
+}
+
+/** The message types that have no text of their own, said in words. */
+function describe(message: NetworkMessage): string {
+  if (message.location) {
+    const { latitude, longitude, name } = message.location;
+    return `📍 ${name ? `${name} ` : ''}https://maps.google.com/?q=${latitude},${longitude}`;
+  }
+  if (message.contacts) return message.contacts.map((c) => `👤 ${c.display_name}`).join('\n');
+  if (message.poll) return `📊 ${message.poll.name}\n${message.poll.options.map((o) => `• ${o}`).join('\n')}`;
+  return message.media ? '' : `[${message.type}]`;
 }
