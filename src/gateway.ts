@@ -251,7 +251,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     client: helpdeskClient,
     toHelpdesk,
     importHistory: new ImportHistory(backends.events, backends.docs, toHelpdesk, clock),
-    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events),
+    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events, helpdeskClient),
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
     logger: logger.child({ module: 'helpdesk' }),

@@ -10,6 +10,7 @@ import {
   type HelpdeskClient,
   type HelpdeskContact,
   type HelpdeskConversation,
+  type HelpdeskFile,
   type HelpdeskInbox,
   type NewHelpdeskMessage,
 } from './port.js';
@@ -126,6 +127,20 @@ export class ChatwootClient implements HelpdeskClient {
 
   async deleteMessage(account: HelpdeskAccount, conversationId: number, messageId: number): Promise<void> {
     await this.call(account, 'delete', `/conversations/${conversationId}/messages/${messageId}`);
+  }
+
+  async fetchFile(url: string, maxBytes: number): Promise<HelpdeskFile> {
+    const verdict = checkOutboundUrl(url, this.options.allowPrivate);
+    if (!verdict.ok) throw new HelpdeskError(400, `the attachment URL is not allowed: ${verdict.reason}`);
+    try {
+      const res = await this.http.request<Buffer>({ url, method: 'get', responseType: 'arraybuffer', transformResponse: [(d: unknown) => d], maxContentLength: maxBytes });
+      const bytes = Buffer.from(res.data);
+      const contentType = String(res.headers['content-type'] ?? 'application/octet-stream').split(';')[0] as string;
+      const name = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'file');
+      return { name, contentType, bytes };
+    } catch (err) {
+      throw helpdeskError(err);
+    }
   }
 
   async markSeen(account: HelpdeskAccount, inboxIdentifier: string, contactSourceId: string, conversationId: number): Promise<void> {

@@ -66,6 +66,8 @@ export interface HelpdeskClient {
   /** The conversation's messages that carry a `source_id`, newest last. */
   messageSources(account: HelpdeskAccount, conversationId: number): Promise<{ id: number; source_id: string }[]>;
   deleteMessage(account: HelpdeskAccount, conversationId: number, messageId: number): Promise<void>;
+  /** An attachment's bytes (an agent's file), at most `maxBytes`; the URL passes the outbound policy. */
+  fetchFile(url: string, maxBytes: number): Promise<HelpdeskFile>;
   /** The public inbox API: the contact has seen the conversation up to now. */
   markSeen(account: HelpdeskAccount, inboxIdentifier: string, contactSourceId: string, conversationId: number): Promise<void>;
 }

@@ -72,6 +72,14 @@ export interface SendOptions {
   messageId?: string;
 }
 
+export interface OutgoingMedia {
+  kind: 'image' | 'video' | 'audio' | 'document';
+  mimetype: string;
+  bytes: Buffer;
+  file_name?: string;
+  caption?: string;
+}
+
 export interface ButtonsContent {
   text?: string;
   footer?: string;
@@ -118,6 +126,8 @@ export interface NetworkConnection {
   sendText(to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
   /** Where buttons cannot be rendered, the driver sends its best fallback and says so in `fallback`. */
   sendButtons(to: string, content: ButtonsContent, options?: Pick<SendOptions, 'messageId'>): Promise<{ message: NetworkMessage; fallback?: string }>;
+  /** A file sent as the network's media message of its kind (encrypted and uploaded by the driver). */
+  sendMedia(to: string, media: OutgoingMedia, options?: Pick<SendOptions, 'messageId'>): Promise<NetworkMessage>;
   markRead(chat: string, messageIds: string[], sender?: string): Promise<void>;
   react(chat: string, messageId: string, reaction: string, fromMe?: boolean): Promise<NetworkMessage>;
   rejectCall(callId: string, from: string): Promise<void>;

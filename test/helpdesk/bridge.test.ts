@@ -130,6 +130,29 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     expect(original.content).to.equal('helo');
   });
 
+  it("sends an agent's attachment to the phone as media of its kind, decryptable byte for byte, once", async () => {
+    const w = await world(t);
+    await configure(w, chatwoot);
+    await say(w, w.customer.phone, w.me.phone, 'send me the invoice');
+    await waitFor(() => chatwoot.conversations.some((c) => chatwoot.contacts.find((x) => x.id === c.contact_id)?.identifier === w.customer.jid), 'the conversation');
+    const conversation = chatwoot.conversations.find((c) => chatwoot.contacts.find((x) => x.id === c.contact_id)?.identifier === w.customer.jid) as any;
+    const bytes = Buffer.from('%PDF-1.4 an invoice of sorts');
+    await chatwoot.agentReply(conversation.id, { content: 'here it is', attachments: [{ file_name: 'invoice.pdf', content_type: 'application/pdf', bytes }] });
+    await waitFor(async () => (await inboxOf(w, w.customer.phone)).filter((m) => m.from === w.me.jid || m.type === 'media').length >= 2, 'text and file on the phone');
+    const sent = (await w.t.gateway.events.readStream(`session-${w.instanceId}`)).filter((e) => e.type === 'MessageSent').map((e) => (e.data as any).message);
+    const media = sent.find((m: any) => m.type === 'media');
+    expect(media.media).to.include({ kind: 'document', mimetype: 'application/pdf', file_name: 'invoice.pdf' });
+    const download = await w.t.api('POST', `/instances/${w.instanceId}/chat/downloaddocument`, {
+      token: w.owner.jwt,
+      body: { url: media.media.url, media_key: media.media.media_key, mimetype: media.media.mimetype, file_sha256: media.media.file_sha256, file_length: media.media.file_length, direct_path: media.media.direct_path, file_enc_sha256: media.media.file_enc_sha256 },
+    });
+    expect(download.status, download.text).to.equal(200);
+    expect(Buffer.from(download.body.data.data.split(',')[1], 'base64').equals(bytes)).to.equal(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(sent.filter((m: any) => m.type === 'media')).to.have.length(1);
+    expect(sent.filter((m: any) => m.text === 'here it is')).to.have.length(1);
+  });
+
   it('refuses callbacks without the secret path or with a bad or stale signature, and sends nothing', async () => {
     const w = await world(t);
     const config = await configure(w, chatwoot);

@@ -29,6 +29,7 @@ class FakeSocket {
       profile: refuse,
       sendText: refuse,
       sendButtons: refuse,
+      sendMedia: refuse,
       markRead: async () => undefined,
       react: refuse,
       rejectCall: async (id) => void this.rejected.push(id),

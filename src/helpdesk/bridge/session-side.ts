@@ -14,6 +14,7 @@ import type { WhatsAppSender } from './to-whatsapp.js';
 export function sessionSender(manager: SessionManager, recorder: SessionRecorder, instances: InstanceQueries): WhatsAppSender {
   return {
     sendText: (instanceId, to, text, messageId) => onNetwork(manager, instanceId, (c) => c.sendText(to, text, { messageId })),
+    sendMedia: (instanceId, to, media, messageId) => onNetwork(manager, instanceId, (c) => c.sendMedia(to, media, { messageId })),
     async recordSent(instanceId, message, causationId) {
       const instance = await instances.byId(instanceId);
       if (!instance) return;

@@ -1,7 +1,7 @@
 import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, proto, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { NotConnectedError, type NetworkClose, type NumberCheck, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NetworkClose, type NumberCheck, type OutgoingMedia, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
@@ -321,6 +321,21 @@ export class BaileysConnection implements NetworkConnection {
     this.ensureOpen();
     const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
     const content: AnyMessageContent = options.replyTo ? { text, contextInfo: await this.quoteOf(jid, options.replyTo) } : { text };
+    return this.send(jid, content, options.messageId);
+  }
+
+  async sendMedia(to: string, media: OutgoingMedia, options: Pick<SendOptions, 'messageId'> = {}): Promise<NetworkMessage> {
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
+    const caption = media.caption === undefined ? {} : { caption: media.caption };
+    const content: AnyMessageContent =
+      media.kind === 'image'
+        ? { image: media.bytes, mimetype: media.mimetype, ...caption }
+        : media.kind === 'video'
+          ? { video: media.bytes, mimetype: media.mimetype, ...caption }
+          : media.kind === 'audio'
+            ? { audio: media.bytes, mimetype: media.mimetype }
+            : { document: media.bytes, mimetype: media.mimetype, fileName: media.file_name ?? 'file', ...caption };
     return this.send(jid, content, options.messageId);
   }
 

@@ -8,6 +8,7 @@ import {
   type ConnectionHandlers,
   type NetworkConnection,
   type NumberCheck,
+  type OutgoingMedia,
   type ProfileSnapshot,
   type SendOptions,
 } from '../port.js';
@@ -19,6 +20,7 @@ export interface ConnectionActions {
   profile(conn: SandboxConnection): Promise<ProfileSnapshot>;
   sendText(conn: SandboxConnection, to: string, text: string, options?: SendOptions): Promise<NetworkMessage>;
   sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent, options?: SendOptions): Promise<NetworkMessage>;
+  sendMedia(conn: SandboxConnection, to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage>;
   markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
   react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
   rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void>;
@@ -129,6 +131,10 @@ export class SandboxConnection implements NetworkConnection {
 
   sendText(to: string, text: string, options?: SendOptions): Promise<NetworkMessage> {
     return this.actions.sendText(this, to, text, options);
+  }
+
+  sendMedia(to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage> {
+    return this.actions.sendMedia(this, to, media, options);
   }
 
   async sendButtons(to: string, content: ButtonsContent, options?: SendOptions): Promise<{ message: NetworkMessage; fallback?: string }> {

@@ -1,6 +1,7 @@
 import { invalidInput, notFound } from '../../domain/errors.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
-import { NotConnectedError, type NumberCheck, type ButtonsContent, type ProfileSnapshot, type SendOptions } from '../port.js';
+import { NotConnectedError, type NumberCheck, type ButtonsContent, type OutgoingMedia, type ProfileSnapshot, type SendOptions } from '../port.js';
+import type { MediaStore } from './media-store.js';
 import { parseAddress } from './addresses.js';
 import type { ConnectionActions, SandboxConnection } from './connection.js';
 import type { Calls } from './calls.js';
@@ -29,7 +30,27 @@ export class InstanceActions implements ConnectionActions {
     private readonly registry: Registry,
     private readonly calls: Calls,
     private readonly numbers: Numbers,
+    private readonly media: MediaStore,
   ) {}
+
+  async sendMedia(conn: SandboxConnection, to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage> {
+    const me = await this.me(conn);
+    const route = await this.messaging.route(me, await this.numbers.resolve(me, parseAddress('phone', to)), 'phone');
+    if (options?.messageId !== undefined) {
+      const sent = await this.messaging.sentBy(me, options.messageId);
+      if (sent) return networkMessage(sent, me._id);
+    }
+    // Encrypted and kept by the sandbox's media host, as a phone's own upload is.
+    const stored = await this.media.upload(me.account_id, {
+      kind: media.kind,
+      mimetype: media.mimetype,
+      data_base64: media.bytes.toString('base64'),
+      ...(media.file_name === undefined ? {} : { file_name: media.file_name }),
+      ...(media.caption === undefined ? {} : { caption: media.caption }),
+    });
+    const message = await this.messaging.send(me, route, { type: 'media', media: stored }, 'instance', options?.messageId);
+    return networkMessage(message, me._id);
+  }
 
   async checkNumber(conn: SandboxConnection, phone: string): Promise<NumberCheck> {
     return this.numbers.check(await this.me(conn), phone);

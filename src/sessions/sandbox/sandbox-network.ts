@@ -81,7 +81,7 @@ export class SandboxNetwork implements MessagingNetwork {
     this.pairing = new Pairing(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
     this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
     this.statusPosts = new StatusPosts(this.phones, this.registry, ids, clock);
-    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones));
+    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones), this.media);
   }
 
   async connect(options: ConnectOptions): Promise<NetworkConnection> {

@@ -261,8 +261,15 @@ export class ChatwootTestServer {
   }
 
   private publicRoutes(): Router {
-    const router = new Router({ prefix: '/public/api/v1' });
-    router.post('/inboxes/:identifier/contacts/:sourceId/conversations/:id/update_last_seen', (ctx) => {
+    const router = new Router();
+    // Attachments are served by URL without the API token, as Chatwoot's storage links are.
+    router.get('/rails/active_storage/blobs/:id/:name', (ctx) => {
+      const file = this.messages.flatMap((m) => m.attachments).find((a) => a.id === Number(ctx.params.id));
+      if (!file) return notFound(ctx);
+      ctx.type = file.content_type;
+      ctx.body = file.bytes;
+    });
+    router.post('/public/api/v1/inboxes/:identifier/contacts/:sourceId/conversations/:id/update_last_seen', (ctx) => {
       const inbox = this.inboxes.find((i) => i.inbox_identifier === ctx.params.identifier);
       const conversation = this.conversationById(Number(ctx.params.id));
       if (!inbox || !conversation || conversation.inbox_id !== inbox.id || conversation.source_id !== ctx.params.sourceId) {
@@ -430,13 +437,6 @@ export class ChatwootTestServer {
       ctx.body = this.presentMessage(message);
     });
 
-    // Served files, as Chatwoot serves attachments by URL.
-    router.get('/files/:id', (ctx) => {
-      const file = this.messages.flatMap((m) => m.attachments).find((a) => a.id === Number(ctx.params.id));
-      if (!file) return notFound(ctx);
-      ctx.type = file.content_type;
-      ctx.body = file.bytes;
-    });
     return router;
   }
 
@@ -450,7 +450,7 @@ export class ChatwootTestServer {
       return {
         id: fileId,
         file_type: fileType(f.content_type),
-        data_url: `${this.baseUrl}/api/v1/accounts/${this.accountId}/files/${fileId}`,
+        data_url: `${this.baseUrl}/rails/active_storage/blobs/${fileId}/${encodeURIComponent(f.file_name)}`,
         file_name: f.file_name,
         content_type: f.content_type,
         bytes: f.bytes,
