@@ -27,7 +27,8 @@ describe('billing with Stripe (test server)', function () {
       STRIPE_PRICE_ID: 'price_monthly',
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       STRIPE_API_BASE: stripe.url,
-      BILLING_GRACE_DAYS: seconds(1),
+      // Long enough that a loaded machine answers the paid invoice inside it; short enough to wait out.
+      BILLING_GRACE_DAYS: seconds(4),
     });
     stripe.webhookUrl = `${gw.gateway.url}/billing/stripe/webhook`;
     owner = await newAccount(gw.api);
@@ -118,8 +119,8 @@ describe('billing with Stripe (test server)', function () {
 
     expect(await stripe.renew(atStripe.id, false)).to.equal(200);
     await waitFor(async () => (await get(instance.id)).billing_status === 'PAST_DUE', 'past due again');
-    // The grace is one second; then the timer expires it.
-    await waitFor(async () => (await get(instance.id)).billing_status === 'EXPIRED', 'expired after the grace', 5000);
+    // The grace is four seconds; then the timer expires it.
+    await waitFor(async () => (await get(instance.id)).billing_status === 'EXPIRED', 'expired after the grace', 12_000);
     expectError(await gw.api('POST', `/instances/${instance.id}/session/restart`, { token: owner.jwt }), 402, 'payment_required');
 
     // Cancelling an expired instance ends it at once; subscribing again starts a new subscription.

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { newAccount, newInstance, startTestGateway, type Answer, type TestGateway } from '../support/gateway.js';
 import { startEventStoreTestServer, type EventStoreTestServer } from '../servers/eventstore/server.js';
+import { waitFor } from '../support/sandbox.js';
 
 describe('gateway on the EventStoreDB adapter (gRPC test server)', () => {
   let server: EventStoreTestServer;
@@ -25,7 +26,9 @@ describe('gateway on the EventStoreDB adapter (gRPC test server)', () => {
     expect(read.status).to.equal(200);
     expect(read.body).to.include({ id: created.id, name: 'Support line' });
     expect((await t.api('GET', '/account', { token: owner.jwt })).body.email).to.equal(owner.email);
-    expect((await t.api('GET', '/ready')).status).to.equal(200);
+    // Ready once every projection has caught up, the audit and helpdesk ones included.
+    const api = t.api;
+    await waitFor(async () => (await api('GET', '/ready')).status === 200, 'ready');
 
     const ours = server.log.all.filter((event) => !event.streamId.startsWith('$'));
     expect(ours.length).to.be.at.least(2);
