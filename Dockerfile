@@ -6,6 +6,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
+# The gateway runs as the image's unprivileged `node` user; /data is its own, 0700.
+RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
+USER node
 VOLUME /data
 EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD node -e "fetch('http://127.0.0.1:8080/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/main.js"]
