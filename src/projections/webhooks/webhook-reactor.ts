@@ -215,6 +215,7 @@ export class WebhookReactor implements Projection {
       due_ms: createdMs,
       retry_host: null,
       horizon_from_ms: createdMs,
+      ...(typeof event.metadata.correlationId === 'string' ? { correlation_id: event.metadata.correlationId } : {}),
     };
     // The seq is not written to the hook here: the delivery carries it and setup reads it back.
     // The hook was a second write per delivery, about a fifth of what the reactor's writes cost.

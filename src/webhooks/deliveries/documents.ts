@@ -53,6 +53,8 @@ export interface DeliveryDoc extends Document {
   retry_host: string | null;
   /** Retries stop WEBHOOK_RETRY_HORIZON_S after this (event time, or a manual retry). */
   horizon_from_ms: number;
+  /** The event's correlation id (the request id of the API call that caused it): sent as X-Request-Id. */
+  correlation_id?: string;
 }
 
 export interface HookDoc extends Document {

@@ -54,7 +54,9 @@ export class AxiosPost implements WebhookPost {
         url: request.url,
         method: 'post',
         data: Buffer.from(request.body, 'utf8'),
-        headers: signedHeaders(key, request.id, request.timestampS, request.body),
+        headers: request.requestId
+          ? { ...signedHeaders(key, request.id, request.timestampS, request.body), 'x-request-id': request.requestId }
+          : signedHeaders(key, request.id, request.timestampS, request.body),
         signal,
       });
       // A receiver that answered and then broke its body off has still answered. The timeout

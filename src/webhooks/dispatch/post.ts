@@ -9,6 +9,8 @@ export interface PostRequest {
   body: string;
   /** The instance's signing key: the bytes of its `whsec_` secret. */
   key: Uint8Array;
+  /** Sent as X-Request-Id: the request (or happening) that caused the event, for the receiver's logs. */
+  requestId?: string;
 }
 
 /** What the receiver (or the way to it) made of one POST. */

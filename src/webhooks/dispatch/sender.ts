@@ -30,7 +30,8 @@ export class Sender {
     if (refusal !== null) return { kind: 'failed', statusCode: null, error: `webhook URL refused: ${refusal}` };
 
     const timestampS = Math.floor(this.options.clock.now().getTime() / 1000);
-    const answer = await this.options.post.send({ url: delivery.url, id: delivery._id, timestampS, body: delivery.body, key }, signal);
+    const request = { url: delivery.url, id: delivery._id, timestampS, body: delivery.body, key, ...(delivery.correlation_id ? { requestId: delivery.correlation_id } : {}) };
+    const answer = await this.options.post.send(request, signal);
     switch (answer.kind) {
       case 'aborted':
         return null;
