@@ -18,13 +18,16 @@ interface World {
   customer: { phone: string; jid: string };
 }
 
-async function world(t: TestGateway, owner?: TestAccount): Promise<World> {
-  const account = owner ?? (await newAccount(t.api));
-  const { id } = await newInstance(t.api, account);
-  const me = await newPhone(t.api, account);
-  const customer = await newPhone(t.api, account, { push_name: 'Maria Customer' });
-  await pairByQr(t.api, account, id, me.phone);
-  return { t, owner: account, instanceId: id, me, customer };
+/** An account, its instance paired with a phone, and a customer's phone; `beforePairing` sets the past up. */
+async function world(t: TestGateway, beforePairing?: (w: World) => Promise<void>): Promise<World> {
+  const owner = await newAccount(t.api);
+  const { id } = await newInstance(t.api, owner);
+  const me = await newPhone(t.api, owner);
+  const customer = await newPhone(t.api, owner, { push_name: 'Maria Customer' });
+  const w: World = { t, owner, instanceId: id, me, customer };
+  await beforePairing?.(w);
+  await pairByQr(t.api, owner, id, me.phone);
+  return w;
 }
 
 async function configure(w: World, chatwoot: ChatwootTestServer, extra: Record<string, unknown> = {}) {
@@ -263,14 +266,15 @@ describe('helpdesk history import', function () {
   });
 
   it('imports the synced contacts and messages once through the REST API, with progress on the configuration, also when configured after pairing', async () => {
-    const owner = await newAccount(t.api);
-    const { id } = await newInstance(t.api, owner);
-    const me = await newPhone(t.api, owner);
-    const customers = [await newPhone(t.api, owner, { push_name: 'Old Friend' }), await newPhone(t.api, owner, { push_name: 'Quiet One' })];
-    const w: World = { t, owner, instanceId: id, me, customer: customers[0] as { phone: string; jid: string } };
-    const history = [await say(w, customers[0]!.phone, me.phone, 'before pairing 1'), await say(w, customers[0]!.phone, me.phone, 'before pairing 2')];
-    await say(w, me.phone, customers[1]!.phone, 'I wrote first');
-    await pairByQr(t.api, owner, id, me.phone);
+    let history: string[] = [];
+    let quiet = { phone: '', jid: '' };
+    const w = await world(t, async (past) => {
+      quiet = await newPhone(t.api, past.owner, { push_name: 'Quiet One' });
+      history = [await say(past, past.customer.phone, past.me.phone, 'before pairing 1'), await say(past, past.customer.phone, past.me.phone, 'before pairing 2')];
+      await say(past, past.me.phone, quiet.phone, 'I wrote first');
+    });
+    const { owner, instanceId: id } = w;
+    const customers = [w.customer, quiet];
     const config = await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1 });
     await waitFor(async () => (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress?.state === 'done', 'the import done', 15_000);
     const progress = (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress;

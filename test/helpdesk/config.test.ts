@@ -1,24 +1,14 @@
 import { expect } from 'chai';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { expectError, newAccount, newInstance, onTestServers, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
+import { filesUnder } from '../support/files.js';
 
 const FIELD_ORDER = [
   'id', 'instance_id', 'enabled', 'url', 'account_id', 'name_inbox', 'token_masked', 'inbox_id', 'inbox_identifier',
   'sign_msg', 'sign_delimiter', 'number', 'reopen_conversation', 'conversation_pending', 'import_contacts', 'import_messages',
   'days_limit_import_messages', 'organization', 'logo', 'ignore_jids', 'ignore_groups', 'webhook_url', 'created_at', 'updated_at', 'import_progress',
 ];
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else out.push(path);
-  }
-  return out;
-}
 
 describe('helpdesk configuration over HTTP', () => {
   let t: TestGateway;

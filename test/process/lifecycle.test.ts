@@ -1,19 +1,10 @@
 import { expect } from 'chai';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiFor, newAccount, newInstance } from '../support/gateway.js';
+import { filesUnder } from '../support/files.js';
 import { spawnGateway } from '../support/process.js';
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(path)));
-    else out.push(path);
-  }
-  return out;
-}
 
 describe('gateway process', function () {
   this.timeout(60_000);

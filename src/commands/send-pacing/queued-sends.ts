@@ -1,4 +1,5 @@
 import { DomainError } from '../../domain/errors.js';
+import { Pump } from '../../infra/pump.js';
 import type { CommandContext } from '../command-handler.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { Clock } from '../../infra/clock.js';
@@ -41,51 +42,32 @@ const contextOf = (send: QueuedSendDoc): CommandContext => ({
  * the horizon; a send the network refuses is given up and recorded as SendAbandoned.
  */
 export class QueuedSends {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly pump: Pump;
 
-  constructor(private readonly o: QueuedSendsOptions) {}
+  constructor(private readonly o: QueuedSendsOptions) {
+    this.pump = new Pump(
+      () => this.drain(),
+      (err) => o.logger.error({ err }, 'queued sends failed; retrying'),
+    );
+  }
 
   async start(): Promise<void> {
     const pending = await this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE).find({ state: 'pending' });
     for (const send of pending) this.o.pacer.queued(send.instance_id);
-    this.poke();
+    this.pump.poke();
   }
 
   poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .catch((err: unknown) => this.o.logger.error({ err }, 'queued sends failed; retrying'))
-      .then((waitMs) => {
-        this.running = null;
-        if (this.again) this.poke();
-        else this.schedule(waitMs ?? 1000);
-      });
+    this.pump.poke();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.poke(), Math.max(10, ms));
-    this.timer.unref();
+  stop(): Promise<void> {
+    return this.pump.stop();
   }
 
   /** Sends every head that is due; answers how long until the next one may be. */
   private async drain(): Promise<number> {
     for (;;) {
-      this.again = false;
       const pending = await this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE).find({ state: 'pending' }, { sort: { pos: 1 }, limit: 1000 });
       const heads = new Map<string, QueuedSendDoc>();
       for (const send of pending) if (!heads.has(send.instance_id)) heads.set(send.instance_id, send);
@@ -96,7 +78,7 @@ export class QueuedSends {
         if (wait > 0) soonest = Math.min(soonest, wait);
         return wait === 0;
       });
-      if (due.length === 0 || this.stopped) return soonest;
+      if (due.length === 0 || this.pump.stopping) return soonest;
       await Promise.all(due.map((send) => this.run(send)));
     }
   }

@@ -4,6 +4,7 @@ import type { Logger } from '../../infra/logging/logger.js';
 import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection.js';
 import type { HelpdeskQueries } from '../../projections/helpdesk/helpdesk-queries.js';
 import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient } from '../port.js';
+import { Pump } from '../../infra/pump.js';
 import { HELPDESK_JOBS, HELPDESK_LINKS, linkId, type JobDoc, type LinkDoc } from './jobs.js';
 import type { ImportHistory } from './import-history.js';
 import type { ToHelpdesk } from './to-helpdesk.js';
@@ -48,36 +49,27 @@ const TOO_MANY_WAIT_MS = 60_000;
  * says "too many messages"), holding its lane; a job is done only once its effect is recorded.
  */
 export class HelpdeskBridge {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly pump: Pump;
   private sweptAt = 0;
 
-  constructor(private readonly o: BridgeOptions) {}
+  constructor(private readonly o: BridgeOptions) {
+    this.pump = new Pump(
+      () => this.drain(),
+      (err) => o.logger.error({ err }, 'the helpdesk bridge failed; retrying'),
+    );
+  }
 
   start(): void {
-    this.poke();
+    this.pump.poke();
   }
 
   /** New jobs were committed, or a test moved the clock. */
   poke(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = null;
-      if (this.again && !this.stopped) this.poke();
-      else this.schedule();
-    });
+    this.pump.poke();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.pump.stop();
   }
 
   /** Jobs waiting (metrics). */
@@ -98,19 +90,12 @@ export class HelpdeskBridge {
     };
   }
 
-  private schedule(): void {
-    if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.poke(), this.o.pollMs ?? 1000);
-    this.timer.unref();
-  }
-
-  private async drain(): Promise<void> {
+  /** Carries out every lane's head that is due; answers when to look again. */
+  private async drain(): Promise<number> {
     await this.sweep().catch((err: unknown) => this.o.logger.warn({ err }, 'sweeping finished helpdesk jobs failed'));
     for (;;) {
-      this.again = false;
       const heads = await this.dueHeads();
-      if (heads.length === 0 || this.stopped) return;
+      if (heads.length === 0 || this.pump.stopping) return this.o.pollMs ?? 1000;
       const parallel = this.o.parallel ?? 8;
       for (let i = 0; i < heads.length; i += parallel) await Promise.all(heads.slice(i, i + parallel).map((job) => this.run(job)));
     }
