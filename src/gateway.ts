@@ -62,6 +62,9 @@ import { statsRoutes } from './api/routes/stats.js';
 import { StatsQueries } from './projections/stats/stats-queries.js';
 import { DeliveryOutcomeRecorder } from './commands/delivery-outcomes.js';
 import { helpdeskRoutes } from './api/routes/helpdesk.js';
+import { sandboxRoutes } from './api/routes/sandbox.js';
+import { webhookDeliveryRoutes } from './api/routes/webhook-deliveries.js';
+import { webhookOpenApi } from './api/webhook-openapi.js';
 import { Authenticator } from './api/auth/authenticate.js';
 import { RealtimeServer, type RealtimeOptions } from './api/realtime/realtime-server.js';
 import { realtimeRoutes } from './api/realtime/routes.js';
@@ -275,8 +278,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...contactRoutes(manager),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
-    ...choice.routes,
-    ...webhooks.routes,
+    ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
+    ...webhookDeliveryRoutes(webhooks.log),
     ...billingRoutes({
       provider: billing.settings.provider,
       stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
@@ -294,7 +297,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     jwt,
     logger,
     extraRoutes,
-    openApiExtras: webhooks.openApiExtras,
+    openApiExtras: webhookOpenApi(),
     idempotency,
     metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
   });

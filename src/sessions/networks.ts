@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
-import type { AnyRoute } from '../api/route.js';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import type { MessagingNetwork } from './port.js';
+import type { SandboxNetwork } from './sandbox/sandbox-network.js';
 
 export interface NetworkChoice {
   network: MessagingNetwork;
-  /** Routes that exist only with this driver (the /sandbox routes). */
-  routes: AnyRoute[];
+  /** The simulated network when it is the one chosen: its /sandbox routes exist only then. */
+  sandbox?: SandboxNetwork;
   /** Media hosts the download routes may fetch from while this driver runs. */
   mediaHosts: (url: URL) => boolean;
   /**
@@ -33,12 +33,11 @@ export async function chooseNetwork(
 ): Promise<NetworkChoice> {
   if (config.MESSAGING_NETWORK === 'sandbox') {
     const { SandboxNetwork } = await import('./sandbox/sandbox-network.js');
-    const { sandboxRoutes } = await import('./sandbox/routes.js');
     const sandbox = new SandboxNetwork({ docs: deps.docs, clock: deps.clock, ids: deps.ids, publicUrl: config.PUBLIC_URL, latencyMs: config.SANDBOX_LATENCY_MS });
     const sandboxMedia = new URL('/sandbox/media/', config.PUBLIC_URL);
     return {
       network: sandbox,
-      routes: sandboxRoutes(sandbox),
+      sandbox,
       mediaHosts: (url) => url.origin === sandboxMedia.origin && url.pathname.startsWith(sandboxMedia.pathname),
       mediaHostIsOwn: true,
     };
@@ -55,7 +54,6 @@ export async function chooseNetwork(
       receiveStatus: config.RECEIVE_STATUS,
       presence: config.SESSION_PRESENCE,
     }),
-    routes: [],
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
     mediaHostIsOwn: false,
     // As WhatsApp Web (and Baileys' own downloads) send it.

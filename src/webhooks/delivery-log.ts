@@ -1,8 +1,6 @@
-import type { Static } from '@sinclair/typebox';
-import type { Delivery, DeliveryPage } from '../api/schemas/webhook-deliveries.js';
 import { notFound } from '../domain/errors.js';
 import type { DeliveryRepo } from './deliveries/delivery-repo.js';
-import { statusOf, type DeliveryDoc, type DeliveryStatus } from './deliveries/documents.js';
+import type { DeliveryDoc, DeliveryStatus } from './deliveries/documents.js';
 
 /** What the delivery routes need: the log, read newest first, and a hand-made retry. */
 export class DeliveryLog {
@@ -12,10 +10,9 @@ export class DeliveryLog {
     private readonly retryByHand: (delivery: DeliveryDoc) => Promise<DeliveryStatus>,
   ) {}
 
-  /** The route's documented answer (CONTRACT.md, Webhooks), fields in its order. */
-  async page(instanceId: string, page: number, pageSize: number, status?: DeliveryStatus): Promise<Static<typeof DeliveryPage>> {
-    const { total, items } = await this.repo.page(instanceId, status, page, pageSize);
-    return { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize), content: items.map(present) };
+  /** One page of an instance's deliveries, newest first, and how many there are in all. */
+  page(instanceId: string, page: number, pageSize: number, status?: DeliveryStatus): Promise<{ total: number; items: DeliveryDoc[] }> {
+    return this.repo.page(instanceId, status, page, pageSize);
   }
 
   /** Makes the delivery due now; 404 when the instance has no such delivery. */
@@ -24,19 +21,4 @@ export class DeliveryLog {
     if (!delivery || delivery.instance_id !== instanceId) throw notFound('delivery not found');
     return { status: await this.retryByHand(delivery) };
   }
-}
-
-function present(d: DeliveryDoc): Static<typeof Delivery> {
-  return {
-    id: d._id,
-    event_id: d.event_id,
-    type: d.type,
-    status: statusOf(d.state),
-    attempts: d.attempts,
-    last_status_code: d.last_status_code,
-    last_error: d.last_error,
-    created_at: d.created_at,
-    delivered_at: d.delivered_at,
-    next_attempt_at: d.next_attempt_at,
-  };
 }

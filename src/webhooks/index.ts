@@ -1,6 +1,3 @@
-import type { OpenApiExtras } from '../api/openapi.js';
-import type { AnyRoute } from '../api/route.js';
-import { webhookDeliveryRoutes } from '../api/routes/webhook-deliveries.js';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
@@ -16,7 +13,6 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { Sender } from './dispatch/sender.js';
 import { SigningKeys } from './dispatch/signing-keys.js';
 import { WorkerPost } from './dispatch/worker-post.js';
-import { webhookOpenApi } from './openapi.js';
 
 export interface WebhookDeps {
   docs: DocumentStore;
@@ -48,8 +44,8 @@ export interface WebhookTuning {
 
 export interface Webhooks {
   projections: Projection[];
-  routes: AnyRoute[];
-  openApiExtras: OpenApiExtras;
+  /** The delivery log and its manual retry, which the API's delivery routes serve. */
+  log: DeliveryLog;
   /** Starts the dispatcher and the retention sweeps; call after the projections started. */
   start(): Promise<void>;
   /** Stops the retention sweeps and the dispatcher: in-flight attempts finish or stay pending; nothing is lost. */
@@ -117,8 +113,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
   let stopped: Promise<void> | undefined;
   return {
     projections: [reactor],
-    routes: webhookDeliveryRoutes(log),
-    openApiExtras: webhookOpenApi(),
+    log,
     start: async () => {
       await dispatcher.start();
       retention.start();

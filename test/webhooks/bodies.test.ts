@@ -5,7 +5,7 @@ import '../../src/api/schemas/common.js';
 import type { NetworkMessage } from '../../src/domain/session/events.js';
 import { rendererOf, RENDERED_EVENT_TYPES } from '../../src/webhooks/bodies/render.js';
 import { WebhookBodies, type WebhookType } from '../../src/webhooks/bodies/schemas.js';
-import { webhookOpenApi } from '../../src/webhooks/openapi.js';
+import { webhookOpenApi } from '../../src/api/webhook-openapi.js';
 import { buildOpenApi } from '../../src/api/openapi.js';
 
 const base: NetworkMessage = {

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- route handlers are called with the fields they read; answers are read field by field */
 import { expect } from 'chai';
+import { webhookDeliveryRoutes } from '../../src/api/routes/webhook-deliveries.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
 import type { Document, DocumentStore } from '../../src/infra/docstore/port.js';
@@ -70,12 +71,12 @@ describe('webhook delivery log retention', function () {
 
     /** The delivery log route, called as the router calls it. */
     const log = async (instanceId: string, status?: string) => {
-      const route = h.webhooks.routes.find((r) => r.method === 'get' && r.path.endsWith('/webhook/deliveries'))!;
+      const route = webhookDeliveryRoutes(h.webhooks.log).find((r) => r.method === 'get' && r.path.endsWith('/webhook/deliveries'))!;
       const answer = await route.handler({ instance: { _id: instanceId }, query: status ? { status } : {}, params: { id: instanceId } } as any);
       return answer.body as any;
     };
     const retry = async (instanceId: string, deliveryId: string) => {
-      const route = h.webhooks.routes.find((r) => r.path.endsWith('/retry'))!;
+      const route = webhookDeliveryRoutes(h.webhooks.log).find((r) => r.path.endsWith('/retry'))!;
       return route.handler({ instance: { _id: instanceId }, params: { id: instanceId, deliveryId } } as any);
     };
 

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- route handlers are called with the fields they read */
 import { expect } from 'chai';
+import { webhookDeliveryRoutes } from '../../src/api/routes/webhook-deliveries.js';
 import { DELIVERIES, statusOf, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
 import { FakeClock, openHarness, type Harness } from './support/harness.js';
 import { waitFor } from '../support/sandbox.js';
@@ -56,7 +57,7 @@ describe('webhook retries over time', function () {
     await h.message(a.id, 'retried while in flight');
     await waitFor(() => rx.requests === 1, 'the first attempt in flight');
     const id = (await only(h))!._id;
-    const retry = h.webhooks.routes.find((r) => r.path.endsWith('/retry'))!;
+    const retry = webhookDeliveryRoutes(h.webhooks.log).find((r) => r.path.endsWith('/retry'))!;
     const answer = await retry.handler({ instance: { _id: a.id }, params: { id: a.id, deliveryId: id } } as any);
     expect((answer.body as any).data).to.deep.equal({ status: 'pending' });
     await waitFor(() => rx.received.length === 1, 'delivered by the retry');

@@ -1,5 +1,6 @@
 import type { DeliveryLog } from '../../webhooks/delivery-log.js';
 import { envelope } from '../envelope.js';
+import { presentDelivery } from '../presenters/deliveries.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
 import { DeliveriesQuery, DeliveryPage, DeliveryParams, RetryAnswer } from '../schemas/webhook-deliveries.js';
@@ -18,9 +19,13 @@ export function webhookDeliveryRoutes(log: DeliveryLog): AnyRoute[] {
       params: InstanceIdParams,
       query: DeliveriesQuery,
       response: { description: 'a page of deliveries', schema: DeliveryPage },
-      handler: async ({ instance, query }) => ({
-        body: await log.page(instance._id, query.page ?? 1, query.page_size ?? 50, query.status),
-      }),
+      handler: async ({ instance, query }) => {
+        const page = query.page ?? 1;
+        const pageSize = query.page_size ?? 50;
+        const { total, items } = await log.page(instance._id, page, pageSize, query.status);
+        // CONTRACT.md, Webhooks: the bare page, fields in its order.
+        return { body: { page, page_size: pageSize, total, total_pages: Math.ceil(total / pageSize), content: items.map(presentDelivery) } };
+      },
     }),
     defineRoute({
       method: 'post',

@@ -1,7 +1,7 @@
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import { notFound } from '../../domain/errors.js';
-import { defineRoute, type AnyRoute } from '../../api/route.js';
-import type { SandboxNetwork } from './sandbox-network.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import type { SandboxNetwork } from '../../sessions/sandbox/sandbox-network.js';
 import {
   CallAnswer,
   CallBody,
@@ -26,7 +26,7 @@ import {
   ReceiptsBody,
   ScanBody,
   SendBody,
-} from './schemas.js';
+} from '../../sessions/sandbox/schemas.js';
 
 const TAG = 'Sandbox';
 /** 64 MiB of media is about 85.4 MiB of base64, plus the rest of the JSON. */

@@ -1,5 +1,5 @@
-import type { OpenApiExtras } from '../api/openapi.js';
-import { WebhookBodies, type WebhookType } from './bodies/schemas.js';
+import type { OpenApiExtras } from './openapi.js';
+import { WebhookBodies, type WebhookType } from '../webhooks/bodies/schemas.js';
 
 const SUMMARIES: Record<WebhookType, string> = {
   Message: 'An incoming or outgoing message (sent through the API or from the phone), with its media fields',
