@@ -37,6 +37,7 @@ import { MediaDownloader } from './media/media-downloader.js';
 import { MediaSource } from './media/media-source.js';
 import type { EventStore } from './infra/eventstore/port.js';
 import { sessionRoutes } from './api/routes/session.js';
+import { webAppFiles } from './api/routes/web-app.js';
 import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
@@ -154,6 +155,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   ];
 
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
+  // After the API's routes: only what they leave unanswered reaches the static files.
+  app.use(await webAppFiles());
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
