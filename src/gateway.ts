@@ -38,6 +38,7 @@ import { MediaSource } from './media/media-source.js';
 import type { EventStore } from './infra/eventstore/port.js';
 import { sessionRoutes } from './api/routes/session.js';
 import { webAppFiles } from './api/routes/web-app.js';
+import { webSessionRoutes } from './api/routes/web-session.js';
 import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
@@ -152,6 +153,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...mediaRoutes(mediaDownloader),
     ...choice.routes,
     ...webhooks.routes,
+    ...webSessionRoutes(deps),
   ];
 
   const app = buildApp({ deps, jwt, logger, extraRoutes, openApiExtras: webhooks.openApiExtras });
