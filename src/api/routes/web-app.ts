@@ -30,6 +30,8 @@ const TYPES: Record<string, string> = {
  */
 const CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
+const APP_PAGE = /^\/app(\/[A-Za-z0-9_-]+)*\/?$/;
+
 interface StaticFile {
   body: Buffer;
   type: string;
@@ -59,13 +61,11 @@ export async function webAppFiles(): Promise<Middleware> {
     type: typeOf('.html'),
     immutable: false,
   };
-  // The app routes by the URL's hash, so /app and /app/ are its one page.
-  files.set('/app', index);
-  files.set('/app/', index);
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
-    const file = files.get(ctx.path);
+    // The app routes by path: every page path under /app (no file extension) is its one page.
+    const file = files.get(ctx.path) ?? (APP_PAGE.test(ctx.path) ? index : undefined);
     if (!file) return next();
     ctx.set('Content-Security-Policy', CSP);
     ctx.set('X-Content-Type-Options', 'nosniff');
