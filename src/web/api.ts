@@ -122,3 +122,26 @@ export const EVENT_TYPES = [
   'GroupParticipantsAdd',
   'GroupParticipantsRemove',
 ] as const;
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  id: string;
+  event_id: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  next_attempt_at: string | null;
+}
+
+export interface DeliveryPage {
+  page: number;
+  page_size: number;
+  total: number;
+  total_pages: number;
+  content: Delivery[];
+}

@@ -121,6 +121,29 @@ describe('web app: pairing and webhook on the sandbox (in chromium)', function (
     expect(verifies(secret, delivery!)).to.equal(true);
   });
 
+  it('shows a failed delivery in the log under its filter, and the Retry button delivers it', async () => {
+    receiver.respond = () => 400;
+    const friend = await newPhone(t.api, account, { push_name: 'Another customer' });
+    const sent = await t.api('POST', `/sandbox/phones/${friend.phone}/messages`, { token: account.jwt, body: { to: paired.phone, text: 'refused at first' } });
+    expect(sent.status).to.equal(201);
+    await page.getByLabel('Show').selectOption('failed');
+    const failed = page.locator('.deliveries li', { hasText: 'failed' });
+    await failed.waitFor({ timeout: 10_000 });
+    expect(await page.locator('.deliveries li').count()).to.equal(1);
+    expect(await failed.textContent()).to.include('last answer 400');
+    await screenshot(page, '09-delivery-failed-phone');
+
+    receiver.respond = () => 200;
+    const deliveryId = (await failed.getAttribute('data-delivery')) as string;
+    await failed.getByRole('button', { name: /^Retry delivery/ }).click();
+    await page.getByText(`Delivery ${deliveryId} is pending again.`).waitFor();
+    await waitFor(() => receiver.received.some((r) => r.body.id === deliveryId), 'the retried delivery', 10_000);
+    await page.getByLabel('Show').selectOption('delivered');
+    await page.locator(`.deliveries li[data-delivery="${deliveryId}"]`, { hasText: 'delivered' }).waitFor({ timeout: 10_000 });
+    await page.getByLabel('Show').selectOption('failed');
+    await page.getByText('No deliveries failed.').waitFor();
+  });
+
   it('keeps the page usable on a phone: nothing wider than the screen', async () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).to.equal(0);

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
+import { DeliveryLog } from '../components/delivery-log.js';
 import { Pairing } from '../components/pairing.js';
 import { WebhookSettings } from '../components/webhook-settings.js';
 import { hrefOf, onLink } from '../router.js';
@@ -33,6 +34,7 @@ export function InstancePage({ id }: { id: string }) {
           </p>
           <Pairing instanceId={instance.id} />
           <WebhookSettings instanceId={instance.id} />
+          <DeliveryLog instanceId={instance.id} />
         </>
       )}
     </>
