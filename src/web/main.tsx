@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, messageOf, type Account } from './api.js';
+import { AccountPage } from './pages/account.js';
 import { InstancePage } from './pages/instance.js';
 import { InstancesPage } from './pages/instances.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -47,6 +48,7 @@ function App() {
       />
     );
   } else if (route.view === 'instance') page = <InstancePage id={route.id} />;
+  else if (route.view === 'account') page = <AccountPage />;
   else page = <InstancesPage />;
 
   return (
@@ -59,7 +61,9 @@ function App() {
           <a href="/docs">API docs</a>
           {session.state === 'signed-in' && (
             <>
-              <span class="who">{session.account.email}</span>
+              <a class="who" href={hrefOf({ view: 'account' })} onClick={onLink({ view: 'account' })} title="Account">
+                {session.account.email}
+              </a>
               <button type="button" class="link" onClick={signOut}>
                 Sign out
               </button>

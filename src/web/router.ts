@@ -8,6 +8,7 @@ export type Route =
   | { view: 'sign-in' }
   | { view: 'sign-up' }
   | { view: 'instances' }
+  | { view: 'account' }
   | { view: 'instance'; id: string };
 
 export function parseRoute(path: string): Route {
@@ -15,6 +16,7 @@ export function parseRoute(path: string): Route {
   if (instance) return { view: 'instance', id: instance[1] as string };
   if (path === '/app/sign-up') return { view: 'sign-up' };
   if (path === '/app/sign-in') return { view: 'sign-in' };
+  if (path === '/app/account') return { view: 'account' };
   return { view: 'instances' };
 }
 

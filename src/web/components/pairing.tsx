@@ -11,7 +11,30 @@ export function Pairing({ instanceId }: { instanceId: string }) {
   const [pairing, setPairing] = useState(false);
   const [qr, setQr] = useState<Qr | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [codePhone, setCodePhone] = useState('');
+  const [code, setCode] = useState<string | null>(null);
   const connected = status?.connected === true;
+
+  const askCode = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      const phone = codePhone.replace(/[^0-9]/g, '');
+      setCode((await callData<{ code: string }>('GET', `/instances/${instanceId}/session/paircode/${encodeURIComponent(phone || codePhone)}`)).code);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const logout = async () => {
+    setError(null);
+    try {
+      await callData('POST', `/instances/${instanceId}/session/logout`);
+      setStatus(await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`));
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
 
   useEffect(() => {
     let stopped = false;
@@ -56,6 +79,7 @@ export function Pairing({ instanceId }: { instanceId: string }) {
     if (connected) {
       setPairing(false);
       setQr(null);
+      setCode(null);
     }
   }, [connected]);
 
@@ -100,10 +124,27 @@ export function Pairing({ instanceId }: { instanceId: string }) {
               </code>
             </details>
           )}
+          <form onSubmit={askCode} class="inline" noValidate>
+            <label for="paircode-phone">Or link with a code: the phone's number, with country code</label>
+            <input id="paircode-phone" type="tel" inputMode="tel" autoComplete="tel" value={codePhone} onInput={(e) => setCodePhone(e.currentTarget.value)} />
+            <button type="submit" class="secondary">
+              Get a code
+            </button>
+          </form>
+          {code && (
+            <p>
+              On the phone, choose "Link with phone number instead" and type <strong id="pair-code" class="code">{code}</strong>
+            </p>
+          )}
           <button type="button" class="secondary" onClick={() => setPairing(false)}>
             Cancel
           </button>
         </div>
+      )}
+      {connected && (
+        <button type="button" class="secondary" onClick={logout}>
+          Log out (unpair the phone)
+        </button>
       )}
     </section>
   );
