@@ -82,6 +82,7 @@ export interface Instance {
   billing_status: string;
   created_at: string;
   expired_at: string | null;
+  cancel_at: string | null;
 }
 
 export interface InstancePage {

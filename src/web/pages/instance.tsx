@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { InstanceSettings } from '../components/instance-settings.js';
 import { Pairing } from '../components/pairing.js';
 import { WebhookSettings } from '../components/webhook-settings.js';
 import { hrefOf, onLink } from '../router.js';
@@ -35,6 +36,7 @@ export function InstancePage({ id }: { id: string }) {
           <Pairing instanceId={instance.id} />
           <WebhookSettings instanceId={instance.id} />
           <DeliveryLog instanceId={instance.id} />
+          <InstanceSettings instance={instance} onChange={setInstance} />
         </>
       )}
     </>

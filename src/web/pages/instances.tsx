@@ -3,10 +3,13 @@ import { call, messageOf, type Instance, type InstancePage } from '../api.js';
 import { go, hrefOf, onLink } from '../router.js';
 
 const PAGE_SIZE = 20;
+const BILLING_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'EXPIRED', 'CANCELED'];
 
 /** The account's instances: search, paging, and creating one (which opens it). */
 export function InstancesPage() {
   const [query, setQuery] = useState('');
+  const [connected, setConnected] = useState<'' | 'true' | 'false'>('');
+  const [billing, setBilling] = useState('');
   const [page, setPage] = useState(1);
   const [list, setList] = useState<InstancePage | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -15,14 +18,18 @@ export function InstancesPage() {
 
   useEffect(() => {
     let current = true;
-    const filter = query.trim() ? { query: query.trim() } : undefined;
-    call<InstancePage>('POST', '/instances/list', { page, size: PAGE_SIZE, ...(filter ? { filter } : {}) })
+    const filter = {
+      ...(query.trim() ? { query: query.trim() } : {}),
+      ...(connected ? { connected: connected === 'true' } : {}),
+      ...(billing ? { billing_status: billing } : {}),
+    };
+    call<InstancePage>('POST', '/instances/list', { page, size: PAGE_SIZE, filter })
       .then((answer) => current && (setList(answer), setError(null)))
       .catch((err) => current && setError(messageOf(err)));
     return () => {
       current = false;
     };
-  }, [query, page]);
+  }, [query, connected, billing, page]);
 
   const create = async (event: Event) => {
     event.preventDefault();
@@ -63,12 +70,47 @@ export function InstancesPage() {
             setPage(1);
           }}
         />
+        <div class="filters">
+          <div>
+            <label for="filter-connected">Connection</label>
+            <select
+              id="filter-connected"
+              value={connected}
+              onChange={(e) => {
+                setConnected(e.currentTarget.value as '' | 'true' | 'false');
+                setPage(1);
+              }}
+            >
+              <option value="">any</option>
+              <option value="true">connected</option>
+              <option value="false">not connected</option>
+            </select>
+          </div>
+          <div>
+            <label for="filter-billing">Billing</label>
+            <select
+              id="filter-billing"
+              value={billing}
+              onChange={(e) => {
+                setBilling(e.currentTarget.value);
+                setPage(1);
+              }}
+            >
+              <option value="">any</option>
+              {BILLING_STATUSES.map((s) => (
+                <option value={s} key={s}>
+                  {s.toLowerCase().replace('_', ' ')}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
         {error && (
           <p role="alert" class="error">
             {error}
           </p>
         )}
-        {list && list.content.length === 0 && <p>No instances{query ? ' match' : ' yet'}.</p>}
+        {list && list.content.length === 0 && <p>No instances{query || connected || billing ? ' match' : ' yet'}.</p>}
         {list && list.content.length > 0 && (
           <ul class="instances">
             {list.content.map((instance) => (
