@@ -31,6 +31,12 @@ describe('web: /app files', function () {
     }
   });
 
+  it('tells the app which network is in use (no sandbox simulator on the real one)', async () => {
+    const res = await t.api('GET', '/app/settings');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ network: 'baileys' });
+  });
+
   it('answers a missing asset and writes to page paths with the JSON 404, not the app', async () => {
     const missing = await t.api('GET', '/app/assets/nothing.js');
     expect(missing.status).to.equal(404);

@@ -6,6 +6,7 @@ import { LoginBody } from '../schemas/account.js';
 
 const TAG = 'Web app';
 const SessionAnswer = Type.Object({ expires_in: Type.Integer({ description: 'seconds' }) });
+const AppSettings = Type.Object({ network: Type.Union([Type.Literal('baileys'), Type.Literal('sandbox')]) });
 
 /**
  * Sign-in for the web app: the JWT of `POST /auth/login`, set as an http-only cookie so page
@@ -14,6 +15,15 @@ const SessionAnswer = Type.Object({ expires_in: Type.Integer({ description: 'sec
 export function webSessionRoutes(deps: ApiDeps): AnyRoute[] {
   const secure = deps.config.PUBLIC_URL.startsWith('https:');
   return [
+    defineRoute({
+      method: 'get',
+      path: '/app/settings',
+      tag: TAG,
+      summary: 'What the web app adapts to: the messaging network in use (the sandbox adds a phone simulator)',
+      auth: 'public',
+      response: { description: 'settings', schema: AppSettings },
+      handler: () => ({ body: { network: deps.config.MESSAGING_NETWORK } }),
+    }),
     defineRoute({
       method: 'post',
       path: '/app/session',
