@@ -9,11 +9,14 @@ export function WebhookSettings({ instanceId }: { instanceId: string }) {
   const [showSecret, setShowSecret] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
+  // The form appears once loaded: what is typed before would be overwritten by the load.
+  const [loaded, setLoaded] = useState(false);
 
   const load = (settings: Settings) => {
     setUrl(settings.webhook);
     setEvents(new Set(settings.events.split(',').filter(Boolean)));
     setSecret(settings.secret);
+    setLoaded(true);
   };
 
   useEffect(() => {
@@ -44,44 +47,47 @@ export function WebhookSettings({ instanceId }: { instanceId: string }) {
   return (
     <section class="card" aria-labelledby="webhook-title">
       <h2 id="webhook-title">Webhook</h2>
-      <form onSubmit={save} noValidate>
-        <label for="webhook-url">URL that receives the events</label>
-        <input
-          id="webhook-url"
-          type="url"
-          inputMode="url"
-          placeholder="https://example.com/hooks/whatsapp"
-          aria-describedby="webhook-url-hint"
-          value={url}
-          onInput={(e) => setUrl(e.currentTarget.value)}
-        />
-        <p id="webhook-url-hint" class="hint">
-          Leave empty to stop deliveries.
-        </p>
-        <fieldset>
-          <legend>Event types</legend>
-          <label class="check">
-            <input type="checkbox" checked={events.has('All')} onChange={(e) => toggle('All', e.currentTarget.checked)} /> All
-          </label>
-          {EVENT_TYPES.map((name) => (
-            <label class="check" key={name}>
-              <input type="checkbox" checked={events.has(name)} disabled={events.has('All')} onChange={(e) => toggle(name, e.currentTarget.checked)} />{' '}
-              {name}
+      {!loaded && !error && <p>Loading…</p>}
+      {loaded && (
+        <form onSubmit={save} noValidate>
+          <label for="webhook-url">URL that receives the events</label>
+          <input
+            id="webhook-url"
+            type="url"
+            inputMode="url"
+            placeholder="https://example.com/hooks/whatsapp"
+            aria-describedby="webhook-url-hint"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+          />
+          <p id="webhook-url-hint" class="hint">
+            Leave empty to stop deliveries.
+          </p>
+          <fieldset>
+            <legend>Event types</legend>
+            <label class="check">
+              <input type="checkbox" checked={events.has('All')} onChange={(e) => toggle('All', e.currentTarget.checked)} /> All
             </label>
-          ))}
-        </fieldset>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
-        {saved && (
-          <p role="status" class="ok">
-            {saved}
-          </p>
-        )}
-        <button type="submit">Save webhook</button>
-      </form>
+            {EVENT_TYPES.map((name) => (
+              <label class="check" key={name}>
+                <input type="checkbox" checked={events.has(name)} disabled={events.has('All')} onChange={(e) => toggle(name, e.currentTarget.checked)} />{' '}
+                {name}
+              </label>
+            ))}
+          </fieldset>
+          {saved && (
+            <p role="status" class="ok">
+              {saved}
+            </p>
+          )}
+          <button type="submit">Save webhook</button>
+        </form>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="secret">
         <button type="button" class="secondary" aria-expanded={showSecret} onClick={() => setShowSecret(!showSecret)}>
           {showSecret ? 'Hide signing secret' : 'Show signing secret'}
