@@ -56,3 +56,19 @@ describe('web: the session cookie', function () {
     expect(res.headers.get('set-cookie')).to.match(/^gw_session=; Path=\/; Max-Age=0; HttpOnly; SameSite=Strict/);
   });
 });
+
+describe('web: the session cookie behind https', function () {
+  this.timeout(20_000);
+  let t: TestGateway;
+  before(async () => {
+    t = await startTestGateway({ PUBLIC_URL: 'https://gateway.example.com' });
+  });
+  after(async () => t.stop());
+
+  it('is marked Secure when the public address is https', async () => {
+    const account = await newAccount(t.api);
+    const res = await t.api('POST', '/app/session', { body: { email: account.email, password: account.password } });
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('set-cookie')).to.match(/; HttpOnly; SameSite=Strict; Secure$/);
+  });
+});
