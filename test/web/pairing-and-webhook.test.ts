@@ -146,6 +146,7 @@ describe('web app: pairing and webhook on the sandbox (in chromium)', function (
 
   it('keeps the page usable on a phone: nothing wider than the screen', async () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-    expect(overflow).to.equal(0);
+    if (overflow !== 0) await screenshot(page, 'overflow-phone');
+    expect(overflow, 'pixels wider than the screen').to.equal(0);
   });
 });
