@@ -39,6 +39,8 @@ import { MediaDownloader } from './media/media-downloader.js';
 import { MediaSource } from './media/media-source.js';
 import type { EventStore } from './infra/eventstore/port.js';
 import { sessionRoutes } from './api/routes/session.js';
+import { webAppFiles } from './api/routes/web-app.js';
+import { webSessionRoutes } from './api/routes/web-session.js';
 import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
@@ -287,6 +289,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
+    ...webSessionRoutes(deps),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
@@ -301,6 +304,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     idempotency,
     metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
   });
+  // After the API's routes: only what they leave unanswered reaches the static files.
+  app.use(await webAppFiles());
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
   const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));

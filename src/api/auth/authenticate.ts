@@ -8,6 +8,7 @@ import type { InstanceDoc } from '../../projections/instances/instances-projecti
 import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
 import type { AuthMode, Principal } from '../route.js';
 import type { JwtIssuer } from './jwt.js';
+import { cookieToken } from './session-cookie.js';
 
 /** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
 const REMEMBERED_TOKENS = 10_000;
@@ -39,9 +40,9 @@ export class Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(ctx: Pick<Context, 'get'>, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
+  async authenticate(ctx: Pick<Context, 'get'> & Partial<Pick<Context, 'cookies' | 'method'>>, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
     if (mode === 'public') return {};
-    const bearer = bearerToken(ctx.get('authorization'));
+    const bearer = bearerToken(ctx.get('authorization')) ?? cookieToken(ctx);
     const instanceToken = ctx.get('x-instance-token');
     const clientToken = ctx.get('x-client-token');
 

@@ -1,0 +1,100 @@
+import { useState } from 'preact/hooks';
+import { call, messageOf, type Instance } from '../api.js';
+
+interface Props {
+  instance: Instance;
+  onChange: (instance: Instance) => void;
+}
+
+/** Rename, a new instance token (shown once), and cancelling, each confirmed where it bites. */
+export function InstanceSettings({ instance, onChange }: Props) {
+  const [name, setName] = useState(instance.name);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [token, setToken] = useState<string | null>(null);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  const path = `/instances/${instance.id}`;
+
+  const act = async (work: () => Promise<void>) => {
+    setError(null);
+    setNotice(null);
+    try {
+      await work();
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const rename = (event: Event) => {
+    event.preventDefault();
+    return act(async () => {
+      onChange(await call<Instance>('PATCH', path, { name: name.trim() }));
+      setNotice('Name saved.');
+    });
+  };
+  const rotateToken = () => act(async () => setToken((await call<{ token: string }>('POST', `${path}/token/rotate`)).token));
+  const cancel = () =>
+    act(async () => {
+      onChange(await call<Instance>('DELETE', `${path}/cancel`));
+      setConfirmCancel(false);
+      setNotice('Cancellation saved.');
+    });
+
+  return (
+    <section class="card" aria-labelledby="settings-title">
+      <h2 id="settings-title">Instance</h2>
+      <form onSubmit={rename} class="inline" noValidate>
+        <label for="rename">Name</label>
+        <input id="rename" required minLength={3} maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <button type="submit" class="secondary">
+          Rename
+        </button>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {notice && (
+        <p role="status" class="ok">
+          {notice}
+        </p>
+      )}
+      <p class="muted">
+        Billing: {instance.billing_status.toLowerCase()}
+        {instance.cancel_at ? `, ends ${new Date(instance.cancel_at).toLocaleString()}` : ''}
+      </p>
+      {token && (
+        <div role="status">
+          <p>
+            <strong>New instance token</strong>, shown only now; the old one no longer works:
+          </p>
+          <code id="instance-token" class="wrap">
+            {token}
+          </code>
+        </div>
+      )}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={rotateToken}>
+          New instance token
+        </button>
+        {instance.billing_status !== 'CANCELED' && !confirmCancel && (
+          <button type="button" class="secondary danger" onClick={() => setConfirmCancel(true)}>
+            Cancel instance…
+          </button>
+        )}
+      </div>
+      {confirmCancel && (
+        <div role="group" aria-label="Confirm cancellation">
+          <p>A paid instance stays active to the end of its period; any other stops at once. Cancel it?</p>
+          <button type="button" class="danger" onClick={cancel}>
+            Yes, cancel it
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => setConfirmCancel(false)}>
+            Keep it
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, callData, messageOf, type Qr, type SessionStatus } from '../api.js';
+
+/** How often the page asks: the status so "connected" shows without a reload, the QR as it rotates. */
+const STATUS_EVERY_MS = 1500;
+const QR_EVERY_MS = 3000;
+
+/** The session: its status, and pairing by QR until it is connected. */
+export function Pairing({ instanceId }: { instanceId: string }) {
+  const [status, setStatus] = useState<SessionStatus | null>(null);
+  const [pairing, setPairing] = useState(false);
+  const [qr, setQr] = useState<Qr | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [codePhone, setCodePhone] = useState('');
+  const [code, setCode] = useState<string | null>(null);
+  const connected = status?.connected === true;
+
+  const askCode = async (event: Event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      const phone = codePhone.replace(/[^0-9]/g, '');
+      setCode((await callData<{ code: string }>('GET', `/instances/${instanceId}/session/paircode/${encodeURIComponent(phone || codePhone)}`)).code);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const logout = async () => {
+    setError(null);
+    try {
+      await callData('POST', `/instances/${instanceId}/session/logout`);
+      setStatus(await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`));
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  useEffect(() => {
+    let stopped = false;
+    const poll = async () => {
+      try {
+        const next = await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`);
+        if (!stopped) setStatus(next);
+      } catch (err) {
+        if (!stopped) setError(messageOf(err));
+      }
+    };
+    void poll();
+    const timer = setInterval(poll, STATUS_EVERY_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [instanceId]);
+
+  useEffect(() => {
+    if (!pairing || connected) return;
+    let stopped = false;
+    const refresh = async () => {
+      try {
+        const next = await callData<Qr>('GET', `/instances/${instanceId}/session/qr`);
+        if (!stopped) setQr((old) => (old?.qr === next.qr ? old : next));
+        if (!stopped) setError(null);
+      } catch (err) {
+        // 409: paired meanwhile; the status poll will say so.
+        if (!stopped && !(err instanceof ApiError && err.status === 409)) setError(messageOf(err));
+      }
+    };
+    void refresh();
+    const timer = setInterval(refresh, QR_EVERY_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [instanceId, pairing, connected]);
+
+  useEffect(() => {
+    if (connected) {
+      setPairing(false);
+      setQr(null);
+      setCode(null);
+    }
+  }, [connected]);
+
+  return (
+    <section class="card" aria-labelledby="session-title">
+      <h2 id="session-title">Session</h2>
+      <p role="status" aria-live="polite">
+        Status:{' '}
+        <strong id="session-status" class={connected ? 'ok' : ''}>
+          {status === null ? 'loading' : connected ? 'connected' : pairing ? 'waiting for the phone' : 'not connected'}
+        </strong>
+        {connected && (status?.push_name || status?.phone) && (
+          <span>
+            {' '}
+            as {status?.push_name} {status?.phone ? `(+${status.phone})` : ''}
+          </span>
+        )}
+      </p>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {!connected && status !== null && !pairing && (
+        <button type="button" onClick={() => setPairing(true)}>
+          Pair a phone
+        </button>
+      )}
+      {pairing && !connected && (
+        <div class="pairing">
+          <ol>
+            <li>Open WhatsApp on the phone.</li>
+            <li>Go to Settings, then Linked devices, then Link a device.</li>
+            <li>Point the phone at this code. It changes every few seconds; this page follows.</li>
+          </ol>
+          {qr ? <img class="qr" src={qr.qr_image} width={264} height={264} alt="QR code to scan with the phone" /> : <p>Preparing the code…</p>}
+          {qr && (
+            <details>
+              <summary>The code as text</summary>
+              <code id="qr-string" class="wrap">
+                {qr.qr}
+              </code>
+            </details>
+          )}
+          <form onSubmit={askCode} class="inline" noValidate>
+            <label for="paircode-phone">Or link with a code: the phone's number, with country code</label>
+            <input id="paircode-phone" type="tel" inputMode="tel" autoComplete="tel" value={codePhone} onInput={(e) => setCodePhone(e.currentTarget.value)} />
+            <button type="submit" class="secondary">
+              Get a code
+            </button>
+          </form>
+          {code && (
+            <p>
+              On the phone, choose "Link with phone number instead" and type <strong id="pair-code" class="code">{code}</strong>
+            </p>
+          )}
+          <button type="button" class="secondary" onClick={() => setPairing(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {connected && (
+        <button type="button" class="secondary" onClick={logout}>
+          Log out (unpair the phone)
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WEB_APP_DIST } from '../../src/api/routes/web-app.js';
+
+/** Debian's chromium (.ci/run installs it); Playwright's own browser download is not used. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Gitignored (.tmp): screenshots of each page, for a person to review. */
+export const SCREENSHOTS = join(process.cwd(), '.tmp', 'test-output', 'web');
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(join(WEB_APP_DIST, 'index.html'))) {
+    throw new Error('the web app is not built: run `npm run build:web` (npm test does)');
+  }
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  await mkdir(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** A phone-sized viewport: the app must be usable there. */
+export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
+export const DESKTOP = { viewport: { width: 1100, height: 800 } };

@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { nextPhone, waitFor } from '../support/sandbox.js';
+import { Receiver } from '../webhooks/support/receiver.js';
+import { DESKTOP, launchBrowser, screenshot } from './browser.js';
+
+/** The README's newcomer path with no tool but the browser: phones simulated on the page. */
+describe('web app: the sandbox phone simulator (in chromium)', function () {
+  this.timeout(60_000);
+  let t: TestGateway;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let account: TestAccount;
+  let receiver: Receiver;
+
+  before(async () => {
+    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
+    receiver = await new Receiver().start();
+    browser = await launchBrowser();
+    context = await browser.newContext(DESKTOP);
+    page = await context.newPage();
+    account = await newAccount(t.api);
+    await page.goto(`${t.gateway.url}/app/sign-in`);
+    await page.getByLabel('E-mail').fill(account.email);
+    await page.getByLabel('Password').fill(account.password);
+    await page.getByLabel('Password').press('Enter');
+    await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
+  });
+  after(async () => {
+    await context?.close();
+    await browser?.close();
+    await receiver.stop();
+    await t.stop();
+  });
+
+  it('pairs with a simulated phone, and a message from another reaches the webhook; the inbox shows the reply', async () => {
+    const instance = await newInstance(t.api, account, { name: 'Tried in the sandbox' });
+    await page.goto(`${t.gateway.url}/app/instances/${instance.id}`);
+    await page.getByLabel('URL that receives the events').fill(receiver.url);
+    await page.getByRole('checkbox', { name: 'All', exact: true }).check();
+    await page.getByRole('button', { name: 'Save webhook' }).click();
+    await page.getByText('Webhook saved.').waitFor();
+
+    const mine = nextPhone();
+    const customer = nextPhone();
+    for (const [phone, name] of [[mine, 'My phone'], [customer, 'A customer']] as const) {
+      await page.getByLabel('New phone: number with country code').fill(`+${phone}`);
+      await page.getByLabel('Its name').fill(name);
+      await page.getByRole('button', { name: 'Create phone' }).click();
+      await page.getByText(`Phone +${phone} created.`).waitFor();
+    }
+    await page.getByRole('button', { name: 'Pair a phone' }).click();
+    await page.getByRole('img', { name: 'QR code to scan with the phone' }).waitFor();
+    await page.getByRole('button', { name: `Scan this instance's QR with +${mine}` }).click();
+    await page.locator('#session-status', { hasText: /^connected$/ }).waitFor({ timeout: 10_000 });
+    await waitFor(() => receiver.ofType('Connected').length === 1, 'Connected delivered', 10_000);
+
+    await page.getByLabel('From').selectOption(customer);
+    await page.getByLabel('To (number with country code)').fill(`+${mine}`);
+    await page.getByLabel('Text').fill('is the shop open?');
+    await page.getByRole('button', { name: 'Send from the phone' }).click();
+    await page.getByText(`Sent from +${customer}.`).waitFor();
+    await waitFor(() => receiver.ofType('Message').some((r) => JSON.stringify(r.body.event.Message).includes('is the shop open?')), 'the Message delivery', 10_000);
+
+    const reply = await t.api('POST', `/instances/${instance.id}/chat/send/text`, { token: account.jwt, body: { phone: customer, message: 'yes, until six' } });
+    expect(reply.status, reply.text).to.equal(200);
+    await page.getByLabel('Phone', { exact: true }).selectOption(customer);
+    await page.locator('.inbox li', { hasText: 'yes, until six' }).waitFor({ timeout: 10_000 });
+    // The delivery log follows without a reload.
+    await page.locator('.deliveries li', { hasText: 'Message' }).first().waitFor({ timeout: 10_000 });
+    await screenshot(page, '14-sandbox-phones');
+  });
+});
