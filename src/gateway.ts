@@ -141,7 +141,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let pokeSends = () => undefined as void;
   const sendQueue = sendQueueProjection(() => pokeSends());
   const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
-  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => outcomes.settled(d) }, options.webhooks);
+  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)) }, options.webhooks);
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),

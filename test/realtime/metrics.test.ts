@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { newAccount, newInstance, startTestGateway, type TestGateway } from '../support/gateway.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
+import { Receiver } from '../webhooks/support/receiver.js';
 
 /** The Prometheus text format, parsed into samples: name, labels, value. */
 function parse(text: string): { name: string; labels: Record<string, string>; value: number }[] {
@@ -65,6 +67,34 @@ describe('metrics without a token, and on a port of their own', () => {
       expect((await t.api('GET', '/metrics', { headers: { authorization: 'Bearer metrics-token-0123456789' } })).status).to.equal(404);
     } finally {
       await t.stop();
+    }
+  });
+});
+
+describe('metrics of webhook deliveries', function () {
+  this.timeout(20_000);
+  const TOKEN = 'metrics-token-0123456789';
+  it('counts attempts by outcome and times delivered webhooks from their event', async () => {
+    const rx = await new Receiver().start();
+    const t = await startTestGateway({ METRICS_TOKEN: TOKEN, MESSAGING_NETWORK: 'sandbox' });
+    try {
+      const owner = await newAccount(t.api);
+      const { id } = await newInstance(t.api, owner);
+      const me = await newPhone(t.api, owner);
+      const them = await newPhone(t.api, owner);
+      await pairByQr(t.api, owner, id, me.phone);
+      await t.api('POST', `/instances/${id}/webhook`, { token: owner.jwt, body: { webhookURL: rx.url, events: 'Message' } });
+      await t.api('POST', `/sandbox/phones/${them.phone}/messages`, { token: owner.jwt, body: { to: me.phone, text: 'counted' } });
+      await waitFor(() => rx.received.length === 1, 'the delivery');
+      let samples: ReturnType<typeof parse> = [];
+      await waitFor(async () => {
+        samples = parse((await t.api('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text);
+        return samples.some((s) => s.name === 'gateway_webhook_attempts_total' && s.labels.outcome === 'delivered' && s.value === 1);
+      }, 'the attempt counted');
+      expect(samples.find((s) => s.name === 'gateway_webhook_delivery_latency_seconds_count')?.value).to.equal(1);
+    } finally {
+      await t.stop();
+      await rx.stop();
     }
   });
 });

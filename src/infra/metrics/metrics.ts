@@ -19,6 +19,7 @@ export class Metrics {
   readonly appends: Histogram<'outcome'>;
   readonly appendedEvents: Counter;
   readonly webhookAttempts: Histogram<'outcome'>;
+  readonly webhookOutcomes: Counter<'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
@@ -37,9 +38,15 @@ export class Metrics {
       registers: [this.registry],
     });
     this.appendedEvents = new Counter({ name: 'gateway_eventstore_appended_events_total', help: 'Events appended', registers: [this.registry] });
+    this.webhookOutcomes = new Counter({
+      name: 'gateway_webhook_attempts_total',
+      help: 'Webhook attempts by the state they left the delivery in (delivered, retrying, failed)',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
     this.webhookAttempts = new Histogram({
-      name: 'gateway_webhook_attempt_duration_seconds',
-      help: 'Webhook delivery attempts by outcome',
+      name: 'gateway_webhook_delivery_latency_seconds',
+      help: 'From the event to its delivery, for delivered webhooks',
       labelNames: ['outcome'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
@@ -83,6 +90,15 @@ export class Metrics {
         this.set(self.sources.realtimeStreams?.() ?? 0);
       },
     });
+  }
+
+  /** A webhook attempt's outcome was recorded. */
+  webhookSettled(delivery: { state: string; created_at: string; delivered_at: string | null }): void {
+    this.webhookOutcomes.inc({ outcome: delivery.state });
+    if (delivery.state === 'delivered' && delivery.delivered_at) {
+      const seconds = (Date.parse(delivery.delivered_at) - Date.parse(delivery.created_at)) / 1000;
+      if (Number.isFinite(seconds) && seconds >= 0) this.webhookAttempts.observe({ outcome: 'delivered' }, seconds);
+    }
   }
 
   /** Sources exist only once the parts they read are built. */
