@@ -89,10 +89,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const value = env[key];
     if (value !== undefined && value !== '') raw[key] = value;
   }
+  // TypeBox would turn "1.5" into the integer 1: a setting with a typo is refused, not rounded.
+  const notIntegers = Object.entries(raw)
+    .filter(([key, value]) => (ConfigSchema.properties as Record<string, { type?: string }>)[key]?.type === 'integer' && !/^[+-]?\d+$/.test(String(value).trim()))
+    .map(([key]) => key);
   const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw));
-  const errors = [...Value.Errors(ConfigSchema, converted)];
-  if (errors.length > 0) {
-    const lines = errors.map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`);
+  const errors = [...Value.Errors(ConfigSchema, converted)].filter((e) => !notIntegers.includes(e.path.slice(1)));
+  if (errors.length > 0 || notIntegers.length > 0) {
+    const lines = [...notIntegers.map((key) => `${key}: Expected integer`), ...errors.map((e) => `${e.path.slice(1) || '(root)'}: ${e.message}`)];
     throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
   }
   const config = converted as Static<typeof ConfigSchema>;
