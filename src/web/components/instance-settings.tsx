@@ -33,6 +33,17 @@ export function InstanceSettings({ instance, onChange }: Props) {
     });
   };
   const rotateToken = () => act(async () => setToken((await call<{ token: string }>('POST', `${path}/token/rotate`)).token));
+  const subscribe = () =>
+    act(async () => {
+      onChange(await call<Instance>('POST', `${path}/subscribe`));
+      setNotice('Subscribed.');
+    });
+  const resume = () =>
+    act(async () => {
+      onChange(await call<Instance>('POST', `${path}/resume-subscription`));
+      setNotice('The subscription goes on.');
+    });
+  const canSubscribe = instance.billing_status !== 'ACTIVE';
   const cancel = () =>
     act(async () => {
       onChange(await call<Instance>('DELETE', `${path}/cancel`));
@@ -75,10 +86,20 @@ export function InstanceSettings({ instance, onChange }: Props) {
         </div>
       )}
       <div class="actions">
+        {canSubscribe && (
+          <button type="button" onClick={subscribe}>
+            Subscribe
+          </button>
+        )}
+        {instance.billing_status === 'ACTIVE' && instance.cancel_at && (
+          <button type="button" onClick={resume}>
+            Resume subscription
+          </button>
+        )}
         <button type="button" class="secondary" onClick={rotateToken}>
           New instance token
         </button>
-        {instance.billing_status !== 'CANCELED' && !confirmCancel && (
+        {instance.billing_status !== 'CANCELED' && !instance.cancel_at && !confirmCancel && (
           <button type="button" class="secondary danger" onClick={() => setConfirmCancel(true)}>
             Cancel instance…
           </button>

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { History } from '../components/history.js';
+import { Stats } from '../components/stats.js';
 import { InstanceSettings } from '../components/instance-settings.js';
 import { Pairing } from '../components/pairing.js';
 import { SandboxPhones } from '../components/sandbox-phones.js';
@@ -43,6 +45,8 @@ export function InstancePage({ id }: { id: string }) {
           {sandbox && <SandboxPhones instanceId={instance.id} />}
           <WebhookSettings instanceId={instance.id} />
           <DeliveryLog instanceId={instance.id} />
+          <Stats instanceId={instance.id} />
+          <History instanceId={instance.id} />
           <InstanceSettings instance={instance} onChange={setInstance} />
         </>
       )}
