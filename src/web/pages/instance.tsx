@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { HelpdeskSettings } from '../components/helpdesk-settings.js';
 import { History } from '../components/history.js';
 import { Stats } from '../components/stats.js';
 import { InstanceSettings } from '../components/instance-settings.js';
@@ -45,6 +46,7 @@ export function InstancePage({ id }: { id: string }) {
           {sandbox && <SandboxPhones instanceId={instance.id} />}
           <WebhookSettings instanceId={instance.id} />
           <DeliveryLog instanceId={instance.id} />
+          <HelpdeskSettings instanceId={instance.id} />
           <Stats instanceId={instance.id} />
           <History instanceId={instance.id} />
           <InstanceSettings instance={instance} onChange={setInstance} />
