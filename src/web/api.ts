@@ -80,6 +80,8 @@ export interface Instance {
   whatsapp_jid?: string | null;
   whatsapp_push_name?: string | null;
   billing_status: string;
+  reject_calls?: boolean;
+  auto_read_messages?: boolean;
   created_at: string;
   expired_at: string | null;
   cancel_at: string | null;
@@ -98,6 +100,12 @@ export interface SessionStatus {
   phone?: string;
   push_name?: string;
   whatsapp_jid?: string;
+  business_name?: string;
+  profile_picture_url?: string;
+  profile_url?: string;
+  verified_name?: string;
+  about?: string;
+  website?: string;
 }
 
 export interface Qr {

@@ -13,6 +13,7 @@ export function InstanceSettings({ instance, onChange }: Props) {
   const [notice, setNotice] = useState<string | null>(null);
   const [token, setToken] = useState<string | null>(null);
   const [confirmCancel, setConfirmCancel] = useState(false);
+  const [flags, setFlags] = useState({ reject_calls: instance.reject_calls === true, auto_read_messages: instance.auto_read_messages === true });
   const path = `/instances/${instance.id}`;
 
   const act = async (work: () => Promise<void>) => {
@@ -30,6 +31,20 @@ export function InstanceSettings({ instance, onChange }: Props) {
     return act(async () => {
       onChange(await call<Instance>('PATCH', path, { name: name.trim() }));
       setNotice('Name saved.');
+    });
+  };
+  // A switch shows its new state at once and goes back if the gateway refuses it. PATCH always
+  // names the instance (the spec requires it): the current name goes with the switch.
+  const setFlag = (flag: 'reject_calls' | 'auto_read_messages', on: boolean) => {
+    setFlags((shown) => ({ ...shown, [flag]: on }));
+    return act(async () => {
+      try {
+        onChange(await call<Instance>('PATCH', path, { name: instance.name, [flag]: on }));
+      } catch (err) {
+        setFlags((shown) => ({ ...shown, [flag]: !on }));
+        throw err;
+      }
+      setNotice(flag === 'reject_calls' ? `Calls are ${on ? 'rejected' : 'let through'}.` : `Messages are ${on ? 'marked read on arrival' : 'left unread'}.`);
     });
   };
   const rotateToken = () => act(async () => setToken((await call<{ token: string }>('POST', `${path}/token/rotate`)).token));
@@ -61,6 +76,13 @@ export function InstanceSettings({ instance, onChange }: Props) {
           Rename
         </button>
       </form>
+      <label class="check">
+        <input type="checkbox" checked={flags.reject_calls} onChange={(e) => void setFlag('reject_calls', e.currentTarget.checked)} /> Reject incoming calls
+      </label>
+      <label class="check">
+        <input type="checkbox" checked={flags.auto_read_messages} onChange={(e) => void setFlag('auto_read_messages', e.currentTarget.checked)} /> Mark incoming
+        messages read
+      </label>
       {error && (
         <p role="alert" class="error">
           {error}

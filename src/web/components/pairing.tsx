@@ -98,6 +98,44 @@ export function Pairing({ instanceId }: { instanceId: string }) {
           </span>
         )}
       </p>
+      {connected && status && (status.about || status.business_name || status.verified_name || status.website || status.profile_url) && (
+        <dl class="secrets" id="profile">
+          {status.business_name && (
+            <>
+              <dt>Business</dt>
+              <dd>{status.business_name}</dd>
+            </>
+          )}
+          {status.verified_name && (
+            <>
+              <dt>Verified name</dt>
+              <dd>{status.verified_name}</dd>
+            </>
+          )}
+          {status.about && (
+            <>
+              <dt>About</dt>
+              <dd>{status.about}</dd>
+            </>
+          )}
+          {status.website && (
+            <>
+              <dt>Website</dt>
+              <dd>{status.website}</dd>
+            </>
+          )}
+          {status.profile_url && (
+            <>
+              <dt>Profile link</dt>
+              <dd>
+                <a href={status.profile_url} rel="noreferrer noopener" target="_blank">
+                  {status.profile_url}
+                </a>
+              </dd>
+            </>
+          )}
+        </dl>
+      )}
       {error && (
         <p role="alert" class="error">
           {error}

@@ -23,6 +23,16 @@ export function WebhookSettings({ instanceId }: { instanceId: string }) {
     callData<Settings>('GET', `/instances/${instanceId}/webhook`).then(load, (err) => setError(messageOf(err)));
   }, [instanceId]);
 
+  const rotateSecret = async () => {
+    setError(null);
+    try {
+      setSecret((await callData<{ secret: string }>('POST', `/instances/${instanceId}/webhook/secret/rotate`)).secret);
+      setSaved('New signing secret: deliveries from now on are signed with it.');
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
   const toggle = (name: string, on: boolean) => {
     const next = new Set(events);
     if (on) next.add(name);
@@ -93,9 +103,14 @@ export function WebhookSettings({ instanceId }: { instanceId: string }) {
           {showSecret ? 'Hide signing secret' : 'Show signing secret'}
         </button>
         {showSecret && secret && (
-          <p>
-            Deliveries are signed (Standard Webhooks) with <code id="webhook-secret">{secret}</code>
-          </p>
+          <>
+            <p>
+              Deliveries are signed (Standard Webhooks) with <code id="webhook-secret">{secret}</code>
+            </p>
+            <button type="button" class="secondary small" onClick={() => void rotateSecret()}>
+              New signing secret
+            </button>
+          </>
         )}
       </div>
     </section>

@@ -8,12 +8,14 @@ import { InstanceSettings } from '../components/instance-settings.js';
 import { Pairing } from '../components/pairing.js';
 import { SandboxPhones } from '../components/sandbox-phones.js';
 import { WebhookSettings } from '../components/webhook-settings.js';
+import { takeCreatedToken } from '../created.js';
 import { hrefOf, onLink } from '../router.js';
 
 export function InstancePage({ id }: { id: string }) {
   const [instance, setInstance] = useState<Instance | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sandbox, setSandbox] = useState(false);
+  const [createdToken] = useState(() => takeCreatedToken(id));
 
   useEffect(() => {
     call<Instance>('GET', `/instances/${id}`).then(setInstance, (err) => setError(messageOf(err)));
@@ -42,6 +44,16 @@ export function InstancePage({ id }: { id: string }) {
             <code>{instance.id}</code> · {instance.billing_status.toLowerCase()}
             {instance.expired_at ? ` until ${new Date(instance.expired_at).toLocaleDateString()}` : ''}
           </p>
+          {createdToken && (
+            <div role="status" class="card">
+              <p>
+                <strong>Instance token</strong>, shown only now (servers send it as <code>X-Instance-Token</code>):
+              </p>
+              <code id="created-token" class="wrap">
+                {createdToken}
+              </code>
+            </div>
+          )}
           <Pairing instanceId={instance.id} />
           {sandbox && <SandboxPhones instanceId={instance.id} />}
           <WebhookSettings instanceId={instance.id} />

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { rememberCreated } from '../created.js';
 import { call, messageOf, type Instance, type InstancePage } from '../api.js';
 import { go, hrefOf, onLink } from '../router.js';
 
@@ -36,6 +37,7 @@ export function InstancesPage() {
     setCreateError(null);
     try {
       const created = await call<Instance>('PUT', '/instances/create', { name: name.trim() });
+      if (created.token) rememberCreated(created.id, created.token);
       go({ view: 'instance', id: created.id });
     } catch (err) {
       setCreateError(messageOf(err));
