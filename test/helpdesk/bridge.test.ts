@@ -141,8 +141,10 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     const conversation = chatwoot.conversations.find((c) => chatwoot.contacts.find((x) => x.id === c.contact_id)?.identifier === w.customer.jid) as any;
     const bytes = Buffer.from('%PDF-1.4 an invoice of sorts');
     await chatwoot.agentReply(conversation.id, { content: 'here it is', attachments: [{ file_name: 'invoice.pdf', content_type: 'application/pdf', bytes }] });
-    await waitFor(async () => (await inboxOf(w, w.customer.phone)).filter((m) => m.from === w.me.jid || m.type === 'media').length >= 2, 'text and file on the phone');
-    const sent = (await w.t.gateway.events.readStream(`session-${w.instanceId}`)).filter((e) => e.type === 'MessageSent').map((e) => (e.data as any).message);
+    // Recorded once sent: wait for the record, which comes after the phone has the message.
+    const sentMessages = async () => (await w.t.gateway.events.readStream(`session-${w.instanceId}`)).filter((e) => e.type === 'MessageSent').map((e) => (e.data as any).message);
+    await waitFor(async () => (await sentMessages()).some((m: any) => m.type === 'media'), 'the file sent and recorded');
+    const sent = await sentMessages();
     const media = sent.find((m: any) => m.type === 'media');
     expect(media.media).to.include({ kind: 'document', mimetype: 'application/pdf', file_name: 'invoice.pdf' });
     const download = await w.t.api('POST', `/instances/${w.instanceId}/chat/downloaddocument`, {
