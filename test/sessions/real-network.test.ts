@@ -105,6 +105,28 @@ describe('behaviours of the real network, over HTTP (sandbox)', function () {
       expect(chats.content[0]).to.include({ phone: hidden.phone, name: 'Hidden' });
     });
 
+    it('group/list names a LID-addressed participant by LID with the phone as alternate, when created and when added', async () => {
+      const me = await pairedWithHook();
+      const hidden: any = await newPhone(gw.api, owner, { push_name: 'Hidden', addressing: 'lid' });
+      const later: any = await newPhone(gw.api, owner, { push_name: 'Later', addressing: 'lid' });
+      const plain = await newPhone(gw.api, owner);
+      const made = await gw.api('POST', '/sandbox/groups', { token: owner.jwt, body: { name: 'Mixed', owner: me.phone.phone, participants: [hidden.phone, plain.phone] } });
+      expect(made.status, made.text).to.equal(201);
+      const added = await gw.api('POST', `/sandbox/groups/${made.body.jid}/participants`, { token: owner.jwt, body: { add: [later.phone], by: me.phone.phone } });
+      expect(added.status, added.text).to.equal(200);
+      const participants = async () => {
+        const res = await gw.api('GET', `/instances/${me.instance.id}/group/list`, { token: owner.jwt });
+        return (res.body?.data?.groups?.find((g: any) => g.jid === made.body.jid)?.participants ?? []) as any[];
+      };
+      await waitFor(async () => (await participants()).length === 4, 'the group with its added member');
+      const byPhone = new Map((await participants()).map((p) => [p.phone_number, p]));
+      expect(byPhone.get(hidden.phone)).to.include({ jid: hidden.lid, phone_number: hidden.phone, lid: hidden.lid });
+      expect(byPhone.get(later.phone)).to.include({ jid: later.lid, phone_number: later.phone, lid: later.lid });
+      expect(byPhone.get(plain.phone)).to.include({ jid: plain.jid, phone_number: plain.phone, lid: '' });
+      // The connected account is still recognised as the group's admin.
+      expect(byPhone.get(me.phone.phone)).to.include({ is_admin: true, is_super_admin: true });
+    });
+
     it('a phone-addressed person says so', async () => {
       const me = await pairedWithHook();
       const plain = await newPhone(gw.api, owner);

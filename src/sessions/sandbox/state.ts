@@ -69,6 +69,8 @@ export interface MessageDoc extends Document {
 
 export interface GroupMember {
   phone: string;
+  /** Set for a LID-addressed phone: groups show it by this LID, its phone jid as the alternate. */
+  lid?: string;
   is_admin: boolean;
   is_super_admin: boolean;
 }

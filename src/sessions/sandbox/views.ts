@@ -77,12 +77,15 @@ export function inboxEntry(message: MessageDoc, viewer: string): InboxEntry {
   return out;
 }
 
-/** How participant lists appear in events: phone-number jids, no LIDs in the sandbox. */
+/**
+ * How participant lists appear in events. A LID-addressed phone is named by its LID with its
+ * phone jid as the alternate, as Baileys 7 reports such participants; others by phone number.
+ */
 export function participant(member: GroupMember): GroupParticipant {
   return {
-    jid: userJid(member.phone),
-    phone_number: member.phone,
-    lid: '',
+    jid: member.lid ?? userJid(member.phone),
+    phone_number: member.lid ? userJid(member.phone) : member.phone,
+    lid: member.lid ?? '',
     is_admin: member.is_admin,
     is_super_admin: member.is_super_admin,
   };
