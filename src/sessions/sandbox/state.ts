@@ -103,6 +103,8 @@ export interface MediaDoc extends Document {
   length: number;
   chunks: number;
   created_at: string;
+  /** The host no longer serves it (as the network's media expires); the sender's phone still has it. */
+  expired?: boolean;
 }
 
 export interface MediaChunkDoc extends Document {
