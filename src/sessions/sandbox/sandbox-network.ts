@@ -120,7 +120,11 @@ export class SandboxNetwork implements MessagingNetwork {
     if (input.poll !== undefined && input.poll.selectable_count > input.poll.options.length) throw invalidInput('poll.selectable_count', 'must not exceed the number of options');
     // Checked before the media is encrypted and stored, so a refused message leaves no blob behind.
     const route = await this.messaging.route(sender, parseAddress('to', input.to), 'to', input.reply_to);
-    const message = await this.messaging.send(sender, route, await this.content(accountId, input), 'phone');
+    if (input.lid_only === true && (sender.addressing !== 'lid' || route.group !== undefined)) {
+      throw invalidInput('lid_only', 'only a 1:1 message of a phone created with addressing "lid" can hide its phone number');
+    }
+    const content = await this.content(accountId, input);
+    const message = await this.messaging.send(sender, route, input.lid_only === true ? { ...content, lid_only: true } : content, 'phone');
     return { message_id: message._id };
   }
 

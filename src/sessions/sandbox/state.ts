@@ -58,6 +58,8 @@ export interface MessageDoc extends Document {
   edit?: { message_id: string };
   revoke?: { message_id: string };
   reply_to?: string;
+  /** Recipients see only the sender's LID: the phone↔LID pair is not shared with this message. */
+  lid_only?: boolean;
   media?: StoredMedia;
   reaction?: { message_id: string; text: string };
   buttons?: { footer?: string; items: { id: string; text: string }[] };

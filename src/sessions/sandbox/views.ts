@@ -52,6 +52,12 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
     // A group is addressed by LID as a whole; a 1:1 chat by how its peer is addressed.
     out.addressing_mode = message.group !== undefined ? 'lid' : sender.addressing;
     if (message.group === undefined && sender.addressing === 'lid') out.chat_lid = sender.lid;
+    // Before the network shares the pair, the LID is all there is: the chat and sender are the LID.
+    if (message.lid_only && message.group === undefined) {
+      out.chat = sender.lid;
+      out.sender = sender.lid;
+      delete out.sender_pn;
+    }
   }
   return out;
 }
