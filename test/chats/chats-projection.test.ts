@@ -170,4 +170,54 @@ describe('chats projection (the reducer behind GET /chats)', () => {
     version = 2n;
     expect((await cached.page(INSTANCE, 1, 10)).total).to.equal(2);
   });
+  describe('a person first seen by LID (the lid fold)', () => {
+    const LID = '123456789012345@lid';
+    const received = (m: NetworkMessage): SessionEvent => ({ type: 'MessageReceived', data: { message: m, upsert: 'notify' } });
+    const learned: SessionEvent = { type: 'LidMappingLearned', data: { pairs: [{ pn: A, lid: LID }] } };
+    const byLid = (id: string, s: number) => received(message({ id, chat: LID, sender: LID, push_name: 'Hidden', timestamp_s: s, addressing_mode: 'lid' }));
+    const byPhone = (id: string, s: number) =>
+      received(message({ id, chat: A, chat_lid: LID, sender: A, sender_pn: A, sender_lid: LID, push_name: 'Hidden', timestamp_s: s }));
+
+    it('Given a LID chat, when the pair is learned, the phone jid shows it with its counts, name and last message, and later messages join it', async () => {
+      await apply(byLid('m1', 100), byLid('m2', 101));
+      await apply(learned);
+      const page = await queries.page(INSTANCE, 1, 10);
+      expect(page.total).to.equal(1);
+      expect(page.chats[0]).to.include({ jid: A, phone: '5511900000001', name: 'Hidden', messages_unread: 2, last_message_id: 'm2', last_message_timestamp_ms: 101_000 });
+      await apply(byPhone('m3', 102));
+      const after = await queries.page(INSTANCE, 1, 10);
+      expect(after.total).to.equal(1);
+      expect(after.chats[0]).to.include({ jid: A, messages_unread: 3, last_message_id: 'm3' });
+      expect(await chat(A)).to.include({ messages_unread: 3 });
+      // Addressed by the LID again (a receipt of our own read), it is still the same chat.
+      await apply({ type: 'ReceiptReceived', data: { chat: LID, sender: LID, message_ids: ['m3'], state: 'ReadSelf', timestamp_s: 103 } });
+      expect(await chat(A)).to.include({ messages_unread: 0 });
+      expect((await queries.page(INSTANCE, 1, 10)).total).to.equal(1);
+    });
+
+    it('folds on the pair a message carries (chat and chat_lid), with no LidMappingLearned', async () => {
+      await apply(byLid('m1', 100), byPhone('m2', 101));
+      const page = await queries.page(INSTANCE, 1, 10);
+      expect(page.chats.map((c) => c.jid)).to.deep.equal([A]);
+      expect(page.chats[0]).to.include({ messages_unread: 2, last_message_id: 'm2', name: 'Hidden' });
+    });
+
+    it('is idempotent: the pair learned again (a replayed batch, a second report) changes nothing', async () => {
+      await apply(byLid('m1', 100), learned, byPhone('m2', 101));
+      const once = await queries.page(INSTANCE, 1, 10);
+      await apply(learned, learned);
+      const again = await queries.page(INSTANCE, 1, 10);
+      expect(again).to.deep.equal(once);
+      expect(again.total).to.equal(1);
+      expect(again.chats[0]).to.include({ jid: A, messages_unread: 2, last_message_id: 'm2' });
+    });
+
+    it('a pair of someone with no LID chat creates no chat, and marks an existing phone chat with the LID only', async () => {
+      await apply(received(message({ id: 'b1', chat: B, timestamp_s: 100 })));
+      await apply({ type: 'LidMappingLearned', data: { pairs: [{ pn: A, lid: LID }, { pn: B, lid: '999999999999999@lid' }] } });
+      const page = await queries.page(INSTANCE, 1, 10);
+      expect(page.chats.map((c) => c.jid)).to.deep.equal([B]);
+      expect(page.chats[0]).to.include({ messages_unread: 1, lid: '999999999999999@lid' });
+    });
+  });
 });

@@ -66,6 +66,39 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
     expect(createHash('sha256').update(Buffer.from(res.body.data.data.split(',')[1], 'base64')).digest('base64')).to.equal(media.file_sha256);
   });
 
+  describe('expired media (the media retry)', () => {
+    const fileOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+    const expire = (url: string, token = owner.jwt) => t.api('DELETE', `/sandbox/media/${fileOf(url)}`, { token });
+
+    it('is asked again from the sender phone, which uploads it under a new URL, and answers the same bytes', async () => {
+      const plain = randomBytes(30_000);
+      const media = await received('image', plain, 'image/jpeg');
+      const expired = await expire(media.url);
+      expect(expired.status, expired.text).to.equal(200);
+      // The host itself now answers 404, as the network's does for expired media.
+      expect((await fetch(media.url)).status).to.equal(404);
+      const res = await download('image', downloadBody(media));
+      expect(res.status, res.text).to.equal(200);
+      expect(Buffer.from(res.body.data.data.split(',')[1], 'base64').equals(plain)).to.equal(true);
+      // The old URL stays gone: the bytes came from the re-upload, not from the expired file.
+      expect((await fetch(media.url)).status).to.equal(404);
+      // A second download of the old link asks again and succeeds again.
+      const again = await download('image', downloadBody(media));
+      expect(again.status, again.text).to.equal(200);
+    });
+
+    it("expiring is the owner's only, and an unknown file is 404", async () => {
+      const media = await received('document', randomBytes(1000), 'application/pdf');
+      const other = await newAccount(t.api);
+      expectError(await expire(media.url, other.jwt), 404, 'not_found');
+      expectError(await t.api('DELETE', '/sandbox/media/NOSUCHBLOB.enc', { token: owner.jwt }), 404, 'not_found');
+      expectError(await t.api('DELETE', '/sandbox/media/..%2Fx.enc', { token: owner.jwt }), 404, 'not_found');
+      expectError(await t.api('DELETE', `/sandbox/media/${fileOf(media.url)}`), 401, 'unauthorized');
+      // Refused expiries changed nothing: the file is still served.
+      expect((await fetch(media.url)).status).to.equal(200);
+    });
+  });
+
   describe('refusals', () => {
     let media: any;
     before(async () => {
@@ -131,9 +164,11 @@ describe('chat/download{image,video,audio,document} over the sandbox', () => {
       }
     });
 
-    it('media the host no longer has (502)', async () => {
+    it('media the host no longer has, of a message the instance does not know, so no re-upload can be asked (502)', async () => {
       const gone = media.url.replace(/[A-Za-z0-9]+\.enc$/, 'NOSUCHBLOB.enc');
-      expectError(await download('document', { ...downloadBody(media), url: gone }), 502, 'upstream_failed');
+      // A media key no stored message carries: the media retry has no message to ask about.
+      const unknownKey = randomBytes(32).toString('base64');
+      expectError(await download('document', { ...downloadBody(media), url: gone, media_key: unknownKey }), 502, 'upstream_failed');
     });
 
     it('bad input, with 400 naming the field', async () => {

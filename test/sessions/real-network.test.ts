@@ -105,6 +105,66 @@ describe('behaviours of the real network, over HTTP (sandbox)', function () {
       expect(chats.content[0]).to.include({ phone: hidden.phone, name: 'Hidden' });
     });
 
+    it('a person who wrote by LID alone before the pair was known becomes one chat under the phone jid once it is', async () => {
+      const me = await pairedWithHook();
+      const hidden: any = await newPhone(gw.api, owner, { push_name: 'Hidden', addressing: 'lid' });
+      const first = await send(hidden.phone, { to: me.phone.phone, text: 'by lid alone', lid_only: true });
+      const body = await hookFor(me.instance.id, first);
+      expect(body.event.Info).to.include({ Chat: hidden.lid, Sender: hidden.lid });
+      await send(hidden.phone, { to: me.phone.phone, text: 'still by lid', lid_only: true });
+      await waitFor(async () => (await chatList(gw, owner, me.instance.id)).content[0]?.messages_unread === 2, 'the LID chat');
+      const before = await chatList(gw, owner, me.instance.id);
+      expect(before.content.map((c: any) => c.jid)).to.deep.equal([hidden.lid]);
+      // The network now sends the phone jid beside the LID: the pair is known, the chats are one.
+      const third = await send(hidden.phone, { to: me.phone.phone, text: 'with my number' });
+      await waitFor(async () => (await chatList(gw, owner, me.instance.id)).content[0]?.messages_unread === 3, 'the folded chat');
+      const after = await chatList(gw, owner, me.instance.id);
+      expect(after.content.map((c: any) => c.jid)).to.deep.equal([hidden.jid]);
+      expect(after.content[0]).to.include({ phone: hidden.phone, name: 'Hidden', messages_unread: 3 });
+      expect(after.total ?? after.content.length).to.equal(1);
+      // Our reply by phone number stays in that one chat and reads it.
+      const reply = await gw.api('POST', `/instances/${me.instance.id}/chat/send/text`, { token: owner.jwt, body: { phone: hidden.phone, message: 'hello' } });
+      expect(reply.status, reply.text).to.equal(200);
+      await waitFor(async () => (await chatList(gw, owner, me.instance.id)).content[0]?.messages_unread === 0, 'the chat read by our reply');
+      expect((await chatList(gw, owner, me.instance.id)).content.map((c: any) => c.jid)).to.deep.equal([hidden.jid]);
+      expect(third).to.be.a('string');
+    });
+
+    it('lid_only is refused for a phone-addressed phone and in groups, and stores nothing', async () => {
+      const me = await pairedWithHook();
+      const plain = await newPhone(gw.api, owner);
+      const hidden: any = await newPhone(gw.api, owner, { addressing: 'lid' });
+      const refused = await gw.api('POST', `/sandbox/phones/${plain.phone}/messages`, { token: owner.jwt, body: { to: me.phone.phone, text: 'x', lid_only: true } });
+      expectError(refused, 400, 'invalid_input');
+      const group = await gw.api('POST', '/sandbox/groups', { token: owner.jwt, body: { name: 'G', owner: hidden.phone, participants: [me.phone.phone] } });
+      const inGroup = await gw.api('POST', `/sandbox/phones/${hidden.phone}/messages`, { token: owner.jwt, body: { to: group.body.jid, text: 'x', lid_only: true } });
+      expectError(inGroup, 400, 'invalid_input');
+      const inbox = await gw.api('GET', `/sandbox/phones/${me.phone.phone}/inbox`, { token: owner.jwt });
+      expect(inbox.body.messages).to.deep.equal([]);
+    });
+
+    it('group/list names a LID-addressed participant by LID with the phone as alternate, when created and when added', async () => {
+      const me = await pairedWithHook();
+      const hidden: any = await newPhone(gw.api, owner, { push_name: 'Hidden', addressing: 'lid' });
+      const later: any = await newPhone(gw.api, owner, { push_name: 'Later', addressing: 'lid' });
+      const plain = await newPhone(gw.api, owner);
+      const made = await gw.api('POST', '/sandbox/groups', { token: owner.jwt, body: { name: 'Mixed', owner: me.phone.phone, participants: [hidden.phone, plain.phone] } });
+      expect(made.status, made.text).to.equal(201);
+      const added = await gw.api('POST', `/sandbox/groups/${made.body.jid}/participants`, { token: owner.jwt, body: { add: [later.phone], by: me.phone.phone } });
+      expect(added.status, added.text).to.equal(200);
+      const participants = async () => {
+        const res = await gw.api('GET', `/instances/${me.instance.id}/group/list`, { token: owner.jwt });
+        return (res.body?.data?.groups?.find((g: any) => g.jid === made.body.jid)?.participants ?? []) as any[];
+      };
+      await waitFor(async () => (await participants()).length === 4, 'the group with its added member');
+      const byPhone = new Map((await participants()).map((p) => [p.phone_number, p]));
+      expect(byPhone.get(hidden.phone)).to.include({ jid: hidden.lid, phone_number: hidden.phone, lid: hidden.lid });
+      expect(byPhone.get(later.phone)).to.include({ jid: later.lid, phone_number: later.phone, lid: later.lid });
+      expect(byPhone.get(plain.phone)).to.include({ jid: plain.jid, phone_number: plain.phone, lid: '' });
+      // The connected account is still recognised as the group's admin.
+      expect(byPhone.get(me.phone.phone)).to.include({ is_admin: true, is_super_admin: true });
+    });
+
     it('a phone-addressed person says so', async () => {
       const me = await pairedWithHook();
       const plain = await newPhone(gw.api, owner);

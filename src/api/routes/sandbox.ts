@@ -232,5 +232,20 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
         return { body: bytes, contentType: 'application/octet-stream' };
       },
     }),
+    defineRoute({
+      method: 'delete',
+      path: '/sandbox/media/{file}',
+      tag: TAG,
+      summary:
+        "The media host lets a file of the account's phones expire, as the network's does after a while: GET answers 404 until the sender's phone uploads it again (an instance's media retry, under a new URL)",
+      auth: 'jwt',
+      params: MediaFileParams,
+      response: done,
+      errors: [404],
+      handler: async ({ principal, params }) => {
+        await sandbox.expireMedia(principal.accountId, params.file);
+        return { body: {} };
+      },
+    }),
   ];
 }

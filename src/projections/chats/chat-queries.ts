@@ -1,6 +1,6 @@
 import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
-import { CHATS, type ChatDoc } from './chats-projection.js';
+import { CHATS, chatFilter, type ChatDoc } from './chats-projection.js';
 
 /** The chats projection's committed position: the chat list cannot change while it stands still. */
 export type ChatsVersion = () => bigint;
@@ -34,7 +34,7 @@ export class ChatQueries {
 
   /** One chat, or null when the account has not seen it. */
   byJid(instanceId: string, jid: string): Promise<ChatDoc | null> {
-    return this.docs.collection<ChatDoc>(CHATS).findOne({ _id: `${instanceId}:${jid}` });
+    return this.docs.collection<ChatDoc>(CHATS).findOne(chatFilter(instanceId, jid));
   }
 
   private count(instanceId: string): Promise<number> {

@@ -32,6 +32,11 @@ export interface ChatDoc extends Document {
   last_message_id: string;
   last_message_from_me: boolean;
   last_message_sender: string;
+  /**
+   * The person's LID when known, never shown. A chat first seen under a LID keeps that LID's key
+   * (`_id`) after it is folded into the phone jid, so writes addressed by the LID still find it.
+   */
+  lid?: string;
 }
 
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
@@ -39,6 +44,12 @@ type Changes = SessionEventData<'ChatUpdated'>['changes'];
 
 const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
 const key = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+const isLid = (jid: string) => jid.endsWith('@lid');
+/**
+ * Which document holds a chat. A LID names its own document; a phone or group jid the one showing
+ * that jid, which is a LID's document once the pair folded it (see lid-fold below).
+ */
+export const chatFilter = (instanceId: string, jid: string) => (isLid(jid) ? { _id: key(instanceId, jid) } : { instance_id: instanceId, jid });
 export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
 
 /**
@@ -74,14 +85,19 @@ export function newChat(instanceId: string, jid: string): ChatDoc {
 }
 
 function ensure(instanceId: string, jid: string): WriteOp {
-  const { _id, ...fields } = newChat(instanceId, jid);
-  return { collection: CHATS, op: 'updateOne', filter: { _id }, update: { $setOnInsert: fields }, upsert: true };
+  const fields: Partial<ChatDoc> = newChat(instanceId, jid);
+  // The upsert takes instance_id and jid from the filter, the rest (the _id too) from here.
+  if (!isLid(jid)) {
+    delete fields.instance_id;
+    delete fields.jid;
+  } else delete fields._id;
+  return { collection: CHATS, op: 'updateOne', filter: chatFilter(instanceId, jid), update: { $setOnInsert: fields }, upsert: true };
 }
 
 const update = (instanceId: string, jid: string, u: Update, extra: Record<string, unknown> = {}): WriteOp => ({
   collection: CHATS,
   op: 'updateOne',
-  filter: { _id: key(instanceId, jid), ...extra },
+  filter: { ...chatFilter(instanceId, jid), ...extra },
   update: u,
 });
 
@@ -157,7 +173,7 @@ function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): Writ
 }
 
 function fromChanges(instanceId: string, jid: string, c: Changes): WriteOp[] {
-  if (c.deleted) return [{ collection: CHATS, op: 'deleteOne', filter: { _id: key(instanceId, jid) } }];
+  if (c.deleted) return [{ collection: CHATS, op: 'deleteOne', filter: chatFilter(instanceId, jid) }];
   const set = chatFields(c);
   if (c.cleared) Object.assign(set, { messages_unread: 0, last_message_user_name: '', last_message_user_phone: '' });
   const ops = [ensure(instanceId, jid)];
@@ -177,11 +193,14 @@ export const chatsProjection: Projection = {
     'MessageSent',
     'ReceiptReceived',
     'GroupsUpserted',
+    'LidMappingLearned',
     'SessionLoggedOut',
   ]),
 
   async setup(docs: DocumentStore) {
     await docs.collection(CHATS).createIndex({ name: 'instance_order', keys: { instance_id: 1, pinned: -1, last_message_timestamp_ms: -1, jid: 1 } });
+    // Writes and lookups by phone jid find a folded LID chat through this, not through its _id.
+    await docs.collection(CHATS).createIndex({ name: 'instance_jid', keys: { instance_id: 1, jid: 1 } });
   },
 
   apply(event) {
@@ -189,7 +208,11 @@ export const chatsProjection: Projection = {
     switch (event.type) {
       case 'HistorySyncReceived': {
         const d = event.data as SessionEventData<'HistorySyncReceived'>;
-        return [...d.chats.flatMap((c) => fromInfo(instanceId, c)), ...d.messages.flatMap((m) => fromMessage(instanceId, m, false))];
+        return [
+          ...d.messages.flatMap((m) => foldMessagePair(instanceId, m)),
+          ...d.chats.flatMap((c) => fromInfo(instanceId, c)),
+          ...d.messages.flatMap((m) => fromMessage(instanceId, m, false)),
+        ];
       }
       case 'ChatsUpserted':
         return (event.data as SessionEventData<'ChatsUpserted'>).chats.flatMap((c) => fromInfo(instanceId, c));
@@ -199,10 +222,14 @@ export const chatsProjection: Projection = {
       }
       case 'MessageReceived': {
         const d = event.data as SessionEventData<'MessageReceived'>;
-        return fromMessage(instanceId, d.message, d.upsert === 'notify');
+        return [...foldMessagePair(instanceId, d.message), ...fromMessage(instanceId, d.message, d.upsert === 'notify')];
       }
-      case 'MessageSent':
-        return fromMessage(instanceId, (event.data as SessionEventData<'MessageSent'>).message, true);
+      case 'MessageSent': {
+        const m = (event.data as SessionEventData<'MessageSent'>).message;
+        return [...foldMessagePair(instanceId, m), ...fromMessage(instanceId, m, true)];
+      }
+      case 'LidMappingLearned':
+        return (event.data as SessionEventData<'LidMappingLearned'>).pairs.flatMap((p) => foldLid(instanceId, p.pn, p.lid));
       case 'ReceiptReceived': {
         const d = event.data as SessionEventData<'ReceiptReceived'>;
         return d.state === 'ReadSelf' ? [update(instanceId, d.chat, { $set: { messages_unread: 0, marked_as_unread: false } })] : [];
@@ -232,3 +259,25 @@ export const chatsProjection: Projection = {
     }
   },
 };
+
+/**
+ * Lid fold. A person who wrote by LID before the network told the phone↔LID pair has a chat
+ * under the LID; once the pair is known, the driver names them by phone jid (CONTRACT.md,
+ * "Addresses"). The LID's chat then becomes the phone jid's chat in place, counts, last message
+ * and name with it, and later writes by phone jid find it (`chatFilter`). A pure projection
+ * cannot read the LID chat's values to add them into a second document, so relabelling in place
+ * is how its history survives; re-applied, the writes match nothing new (idempotent).
+ */
+export function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
+  if (!isLid(lid) || phoneOf(pn) === '') return [];
+  return [
+    { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, lid), jid: lid }, update: { $set: { jid: pn, phone: phoneOf(pn), lid } } },
+    { collection: CHATS, op: 'updateMany', filter: { instance_id: instanceId, jid: pn }, update: { $set: { lid } } },
+  ];
+}
+
+/** The pair a 1:1 message reveals: its chat's phone jid beside the chat's LID. */
+function foldMessagePair(instanceId: string, m: NetworkMessage): WriteOp[] {
+  if (m.is_group || !m.chat_lid) return [];
+  return foldLid(instanceId, m.chat, m.chat_lid);
+}

@@ -22,6 +22,7 @@ export interface ConnectionActions {
   sendButtons(conn: SandboxConnection, to: string, content: ButtonsContent, options?: SendOptions): Promise<NetworkMessage>;
   sendMedia(conn: SandboxConnection, to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage>;
   markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
+  refreshMedia(conn: SandboxConnection, message: NetworkMessage): Promise<NetworkMessage['media'] | undefined>;
   react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
   rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void>;
   logout(conn: SandboxConnection): Promise<void>;
@@ -144,6 +145,10 @@ export class SandboxConnection implements NetworkConnection {
 
   markRead(chat: string, messageIds: string[]): Promise<void> {
     return this.actions.markRead(this, chat, messageIds);
+  }
+
+  refreshMedia(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined> {
+    return this.actions.refreshMedia(this, message);
   }
 
   react(chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {

@@ -5,7 +5,7 @@ import type { IdGenerator } from '../../infra/ids.js';
 import { requireGroupJid, requirePhones, unixSeconds } from './addresses.js';
 import type { Phones } from './phones.js';
 import type { CreateGroupInput, ParticipantsInput } from './schemas.js';
-import { DURABLE, type GroupDoc, type GroupMember, type SandboxState } from './state.js';
+import { DURABLE, type GroupDoc, type GroupMember, type PhoneDoc, type SandboxState } from './state.js';
 
 export interface ParticipantsChange {
   before: GroupDoc;
@@ -14,7 +14,11 @@ export interface ParticipantsChange {
   removed: GroupMember[];
 }
 
-const member = (phone: string, owner = false): GroupMember => ({ phone, is_admin: owner, is_super_admin: owner });
+function member(phone: PhoneDoc, owner = false): GroupMember {
+  const out: GroupMember = { phone: phone._id, is_admin: owner, is_super_admin: owner };
+  if (phone.addressing === 'lid' && phone.lid) out.lid = phone.lid;
+  return out;
+}
 export const isMember = (group: GroupDoc, phone: string) => group.participants.some((p) => p.phone === phone);
 
 /** Groups of sandbox phones: the owner is super admin, the others plain members. */
@@ -32,7 +36,7 @@ export class Groups {
     const owner = await this.phones.owned(accountId, input.owner, 'owner');
     const others = requirePhones('participants', input.participants);
     if (others.includes(owner._id)) throw invalidInput('participants', 'the owner is a member already');
-    await this.phones.ownedMany(accountId, others, 'participants');
+    const members = await this.phones.ownedMany(accountId, others, 'participants');
     const ephemeral = input.ephemeral_seconds ?? 0;
     if (!Number.isInteger(ephemeral) || ephemeral < 0) throw invalidInput('ephemeral_seconds', 'must be a whole number of seconds');
     const group: GroupDoc = {
@@ -40,7 +44,7 @@ export class Groups {
       account_id: accountId,
       name,
       owner: owner._id,
-      participants: [member(owner._id, true), ...others.map((p) => member(p))],
+      participants: [member(owner, true), ...members.map((p) => member(p))],
       announce: input.announce ?? false,
       locked: input.locked ?? false,
       ephemeral_seconds: ephemeral,
@@ -85,9 +89,7 @@ export class Groups {
     const notIn = remove.find((p) => !isMember(before, p));
     if (notIn) throw invalidInput('remove', `${notIn} is not a member`);
     if (remove.includes(before.owner)) throw invalidInput('remove', 'the owner cannot be removed');
-    await this.phones.ownedMany(accountId, add, 'add');
-
-    const added = add.map((p) => member(p));
+    const added = (await this.phones.ownedMany(accountId, add, 'add')).map((p) => member(p));
     const removed = before.participants.filter((p) => remove.includes(p.phone));
     const participants = [...before.participants.filter((p) => !remove.includes(p.phone)), ...added];
     await this.state.groups.updateOne({ _id: before._id }, { $set: { participants } }, DURABLE);

@@ -100,6 +100,16 @@ export class InstanceActions implements ConnectionActions {
     return networkMessage(message, me._id);
   }
 
+  /**
+   * The media retry: the sender's phone uploads the file of a message this account has again.
+   * Undefined for a message it does not have or media the sandbox never held.
+   */
+  async refreshMedia(conn: SandboxConnection, message: NetworkMessage): Promise<NetworkMessage['media'] | undefined> {
+    const me = await this.me(conn);
+    if (!message.media || !(await this.conversations.known(me._id, message.id))) return undefined;
+    return this.media.reupload(me.account_id, message.media);
+  }
+
   async markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void> {
     const me = await this.me(conn);
     await this.signals.markRead(me, parseAddress('phone', chat), messageIds);

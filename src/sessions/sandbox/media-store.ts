@@ -14,6 +14,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MIMETYPE = /^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/;
 
 export const mediaPath = (blobId: string) => `/sandbox/media/${blobId}.enc`;
+const MEDIA_FILE = /^([A-Za-z0-9]{1,64})\.enc$/;
+/** The blob id of a media file name (`<blob>.enc`), or undefined. */
+export const blobIdOf = (file: string) => MEDIA_FILE.exec(file)?.[1];
+/** The blob id of a media URL or direct path, or undefined. */
+const blobIdOfPath = (path: string) => blobIdOf(path.slice(path.lastIndexOf('/') + 1));
 
 /**
  * The sandbox media host: encrypts a phone's file as the network does and keeps the encrypted
@@ -51,12 +56,41 @@ export class MediaStore {
     return media;
   }
 
-  /** The encrypted bytes, or null for an unknown blob. */
+  /** The encrypted bytes, or null for an unknown or expired blob. */
   async get(blobId: string): Promise<Buffer | null> {
     const meta = await this.state.media.findOne({ _id: blobId });
-    if (!meta) return null;
+    if (!meta || meta.expired) return null;
+    return this.bytes(blobId, meta.chunks);
+  }
+
+  /** The host stops serving the blob; false when the account has no such blob. */
+  async expire(accountId: string, blobId: string): Promise<boolean> {
+    const meta = await this.state.media.findOne({ _id: blobId });
+    if (!meta || meta.account_id !== accountId) return false;
+    await this.state.media.updateOne({ _id: blobId }, { $set: { expired: true } }, DURABLE);
+    return true;
+  }
+
+  /**
+   * The sender's phone uploads an expired file again, as the network's media retry does: the
+   * same encrypted bytes (so the same key and hashes) under a new path. Undefined when the blob
+   * is not the account's or its bytes are gone.
+   */
+  async reupload(accountId: string, media: StoredMedia): Promise<StoredMedia | undefined> {
+    const blobId = blobIdOfPath(media.direct_path ?? media.url);
+    const meta = blobId ? await this.state.media.findOne({ _id: blobId }) : null;
+    if (!blobId || !meta || meta.account_id !== accountId) return undefined;
+    const enc = await this.bytes(blobId, meta.chunks);
+    if (!enc) return undefined;
+    const fresh = this.ids.alphanumeric(32);
+    await this.put(accountId, fresh, enc);
+    const path = mediaPath(fresh);
+    return { ...media, url: `${this.publicUrl.replace(/\/+$/, '')}${path}`, direct_path: path };
+  }
+
+  private async bytes(blobId: string, count: number): Promise<Buffer | null> {
     const chunks = await this.state.mediaChunks.find({ blob: blobId }, { sort: { index: 1 } });
-    if (chunks.length !== meta.chunks) return null;
+    if (chunks.length !== count) return null;
     return Buffer.concat(chunks.map((c) => Buffer.from(c.data, 'base64')));
   }
 

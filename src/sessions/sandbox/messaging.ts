@@ -28,7 +28,7 @@ export interface Route {
   replyTo?: string;
 }
 
-export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke'>;
+export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'lid_only'>;
 
 /** Who sends: the phone itself (its linked instance sees MessageSent from the device), or an instance. */
 export type Origin = 'phone' | 'instance';

@@ -10,7 +10,7 @@ import { Conversations } from './conversations.js';
 import { announceGroup, announceParticipants } from './group-events.js';
 import { Groups } from './groups.js';
 import { InstanceActions } from './instance-actions.js';
-import { MediaStore } from './media-store.js';
+import { blobIdOf, MediaStore } from './media-store.js';
 import { Messaging, type Content, type Route } from './messaging.js';
 import { StatusPosts } from './status-posts.js';
 import { Numbers } from './numbers.js';
@@ -120,7 +120,11 @@ export class SandboxNetwork implements MessagingNetwork {
     if (input.poll !== undefined && input.poll.selectable_count > input.poll.options.length) throw invalidInput('poll.selectable_count', 'must not exceed the number of options');
     // Checked before the media is encrypted and stored, so a refused message leaves no blob behind.
     const route = await this.messaging.route(sender, parseAddress('to', input.to), 'to', input.reply_to);
-    const message = await this.messaging.send(sender, route, await this.content(accountId, input), 'phone');
+    if (input.lid_only === true && (sender.addressing !== 'lid' || route.group !== undefined)) {
+      throw invalidInput('lid_only', 'only a 1:1 message of a phone created with addressing "lid" can hide its phone number');
+    }
+    const content = await this.content(accountId, input);
+    const message = await this.messaging.send(sender, route, input.lid_only === true ? { ...content, lid_only: true } : content, 'phone');
     return { message_id: message._id };
   }
 
@@ -224,10 +228,17 @@ export class SandboxNetwork implements MessagingNetwork {
 
   /** The encrypted bytes behind a media URL, or null. Public: the URL's random id is the secret. */
   async mediaFile(file: string): Promise<Buffer | null> {
-    const match = /^([A-Za-z0-9]{1,64})\.enc$/.exec(file);
-    if (!match?.[1]) return null;
+    const blobId = blobIdOf(file);
+    if (!blobId) return null;
     await this.state.ready();
-    return this.media.get(match[1]);
+    return this.media.get(blobId);
+  }
+
+  /** The media host forgets a file of the account's phones: downloads get 404 until re-uploaded. */
+  async expireMedia(accountId: string, file: string): Promise<void> {
+    const blobId = blobIdOf(file);
+    await this.state.ready();
+    if (!blobId || !(await this.media.expire(accountId, blobId))) throw notFound('media not found');
   }
 
   private async phone(accountId: string, phone: string) {

@@ -67,6 +67,12 @@ export const SendBody = Type.Object(
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
     media: Type.Optional(MediaInput),
     reply_to: Type.Optional(MessageId),
+    lid_only: Type.Optional(
+      Type.Boolean({
+        description:
+          'sandbox: a LID-addressed phone\'s 1:1 message arrives by LID alone, without the phone jid, as the network sends some before it shares the phone↔LID pair',
+      }),
+    ),
     location: Type.Optional(
       Type.Object(
         {

@@ -58,6 +58,8 @@ export interface MessageDoc extends Document {
   edit?: { message_id: string };
   revoke?: { message_id: string };
   reply_to?: string;
+  /** Recipients see only the sender's LID: the phone↔LID pair is not shared with this message. */
+  lid_only?: boolean;
   media?: StoredMedia;
   reaction?: { message_id: string; text: string };
   buttons?: { footer?: string; items: { id: string; text: string }[] };
@@ -69,6 +71,8 @@ export interface MessageDoc extends Document {
 
 export interface GroupMember {
   phone: string;
+  /** Set for a LID-addressed phone: groups show it by this LID, its phone jid as the alternate. */
+  lid?: string;
   is_admin: boolean;
   is_super_admin: boolean;
 }
@@ -101,6 +105,8 @@ export interface MediaDoc extends Document {
   length: number;
   chunks: number;
   created_at: string;
+  /** The host no longer serves it (as the network's media expires); the sender's phone still has it. */
+  expired?: boolean;
 }
 
 export interface MediaChunkDoc extends Document {

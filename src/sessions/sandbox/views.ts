@@ -52,6 +52,12 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
     // A group is addressed by LID as a whole; a 1:1 chat by how its peer is addressed.
     out.addressing_mode = message.group !== undefined ? 'lid' : sender.addressing;
     if (message.group === undefined && sender.addressing === 'lid') out.chat_lid = sender.lid;
+    // Before the network shares the pair, the LID is all there is: the chat and sender are the LID.
+    if (message.lid_only && message.group === undefined) {
+      out.chat = sender.lid;
+      out.sender = sender.lid;
+      delete out.sender_pn;
+    }
   }
   return out;
 }
@@ -77,12 +83,15 @@ export function inboxEntry(message: MessageDoc, viewer: string): InboxEntry {
   return out;
 }
 
-/** How participant lists appear in events: phone-number jids, no LIDs in the sandbox. */
+/**
+ * How participant lists appear in events. A LID-addressed phone is named by its LID with its
+ * phone jid as the alternate, as Baileys 7 reports such participants; others by phone number.
+ */
 export function participant(member: GroupMember): GroupParticipant {
   return {
-    jid: userJid(member.phone),
-    phone_number: member.phone,
-    lid: '',
+    jid: member.lid ?? userJid(member.phone),
+    phone_number: member.lid ? userJid(member.phone) : member.phone,
+    lid: member.lid ?? '',
     is_admin: member.is_admin,
     is_super_admin: member.is_super_admin,
   };
