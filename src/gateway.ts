@@ -286,7 +286,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       provider: billing.settings.provider,
       stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
     }),
-    ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
+    ...instanceStateRoutes(new InstanceStateAt(backends.events, logger), config.PUBLIC_URL),
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
     ...webSessionRoutes(deps),

@@ -1,7 +1,7 @@
 import { billingDueAt, evolveBilling, NO_BILLING, type BillingState, type RenewalRule } from '../domain/instance/billing.js';
 import type { InstanceEvent } from '../domain/instance/events.js';
 import type { Document, DocumentStore, WriteOp } from '../infra/docstore/port.js';
-import type { RecordedEvent } from '../infra/eventstore/port.js';
+import type { RecordedEvent } from '../domain/recorded.js';
 import type { Projection } from '../projections/projection.js';
 
 export const BILLING_DUE = 'billing_due';

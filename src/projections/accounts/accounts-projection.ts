@@ -39,7 +39,7 @@ export const accountsProjection: Projection = {
   apply(event) {
     switch (event.type) {
       case 'AccountRegistered': {
-        const d = event.data as Static<typeof AccountRegistered>;
+        const d = event.data;
         const doc: AccountDoc = {
           _id: d.account_id,
           user_id: d.user_id,
@@ -53,7 +53,7 @@ export const accountsProjection: Projection = {
         return [{ collection: ACCOUNTS, op: 'replaceOne', filter: { _id: doc._id }, doc, upsert: true }];
       }
       case 'ClientSecretRotated': {
-        const d = event.data as Static<typeof ClientSecretRotated>;
+        const d = event.data;
         return [
           {
             collection: ACCOUNTS,

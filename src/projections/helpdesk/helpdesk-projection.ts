@@ -34,7 +34,7 @@ export const helpdeskProjection: Projection = {
     const instanceId = instanceOf(event.streamId);
     switch (event.type) {
       case 'HelpdeskConfigured': {
-        const d = event.data as Static<typeof HelpdeskConfigured>;
+        const d = event.data;
         const at = occurredAt(event);
         return [
           {

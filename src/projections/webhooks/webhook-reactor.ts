@@ -3,7 +3,7 @@ import { isLapsed, evolveBilling, NO_BILLING } from '../../domain/instance/billi
 import type { InstanceEvent, InstanceEventSchemas } from '../../domain/instance/events.js';
 import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
 import {
@@ -134,17 +134,17 @@ export class WebhookReactor implements Projection {
   private decide(event: RecordedEvent): Decision {
     switch (event.type) {
       case 'InstanceCreated': {
-        const d = event.data as Data<'InstanceCreated'>;
+        const d = event.data;
         return { ops: [this.save({ _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 })], changed: d.instance_id };
       }
       case 'WebhookConfigured': {
-        const d = event.data as Data<'WebhookConfigured'>;
+        const d = event.data;
         return this.change(instanceOf(event), { url: d.url, events: d.events });
       }
       case 'WebhookCleared':
         return this.change(instanceOf(event), { url: '', events: [] });
       case 'WebhookSecretRotated':
-        return this.change(instanceOf(event), { secret_sealed: (event.data as Data<'WebhookSecretRotated'>).webhook_secret_sealed });
+        return this.change(instanceOf(event), { secret_sealed: event.data.webhook_secret_sealed });
       default:
         return LAPSE_EVENTS.has(event.type) ? this.lapse(event) : this.deliver(event);
     }
