@@ -167,7 +167,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await projections.start();
   await webhooks.start();
 
-  const handler = new CommandHandler(backends.events, ids, clock);
+  const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
   const deps: ApiDeps = {
     config,

@@ -92,6 +92,20 @@ function check(raw: UntypedRecordedEvent): Typed {
   return { ok: true, event: raw as RecordedEvent };
 }
 
+/** The event typed, when it is of type `type` and well formed; null otherwise. */
+export function typedAs<T extends StoredEventType>(raw: UntypedRecordedEvent, type: T): RecordedOf<T> | null {
+  if (raw.type !== type) return null;
+  const typed = typedEvent(raw);
+  return typed.ok && isOfType(typed.event, type) ? typed.event : null;
+}
+
+const isOfType = <T extends StoredEventType>(event: RecordedEvent, type: T): event is RecordedOf<T> => event.type === type;
+
+/** True for the events of one concept's schema map (its decider's and its folds' vocabulary). */
+export function isOneOf<M extends { readonly [K in StoredEventType]?: TSchema }>(schemas: M, event: RecordedEvent): event is RecordedOf<keyof M & StoredEventType> {
+  return Object.hasOwn(schemas, event.type);
+}
+
 /** Typed events of a list, the malformed ones handed to `skip` (to report) and left out. */
 export function typedEvents(raws: readonly UntypedRecordedEvent[], skip: (raw: UntypedRecordedEvent, reason: string) => void): RecordedEvent[] {
   const out: RecordedEvent[] = [];

@@ -1,5 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import { accountStream, type AccountRegistered, type ClientSecretRotated } from '../../domain/account/events.js';
+import { accountStream } from '../../domain/account/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
 

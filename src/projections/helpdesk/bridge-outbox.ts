@@ -1,6 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { HelpdeskConfigured, HelpdeskReplyReceivedData } from '../../domain/helpdesk/events.js';
-import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
+import type { NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
 import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from '../../helpdesk/bridge/jobs.js';

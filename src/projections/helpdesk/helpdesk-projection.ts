@@ -1,5 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { HelpdeskConfigured, HelpdeskSettings } from '../../domain/helpdesk/events.js';
+import type { HelpdeskSettings } from '../../domain/helpdesk/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
 
