@@ -167,7 +167,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await projections.start();
   await webhooks.start();
 
-  const handler = new CommandHandler(backends.events, ids, clock);
+  const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
   const deps: ApiDeps = {
     config,
@@ -286,7 +286,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       provider: billing.settings.provider,
       stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
     }),
-    ...instanceStateRoutes(new InstanceStateAt(backends.events), config.PUBLIC_URL),
+    ...instanceStateRoutes(new InstanceStateAt(backends.events, logger), config.PUBLIC_URL),
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
     ...webSessionRoutes(deps),

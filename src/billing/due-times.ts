@@ -1,7 +1,7 @@
 import { billingDueAt, evolveBilling, NO_BILLING, type BillingState, type RenewalRule } from '../domain/instance/billing.js';
-import type { InstanceEvent } from '../domain/instance/events.js';
+import { InstanceEventSchemas, type InstanceEvent } from '../domain/instance/events.js';
 import type { Document, DocumentStore, WriteOp } from '../infra/docstore/port.js';
-import type { RecordedEvent } from '../infra/eventstore/port.js';
+import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
 import type { Projection } from '../projections/projection.js';
 
 export const BILLING_DUE = 'billing_due';
@@ -49,8 +49,9 @@ export class DueTimesProjection implements Projection {
   }
 
   apply(event: RecordedEvent): WriteOp[] {
+    if (!isOneOf(InstanceEventSchemas, event)) return [];
     const instanceId = event.streamId.slice(event.streamId.indexOf('-') + 1);
-    const billing = evolveBilling(this.states.get(instanceId) ?? NO_BILLING, { type: event.type, data: event.data } as InstanceEvent);
+    const billing = evolveBilling(this.states.get(instanceId) ?? NO_BILLING, event);
     this.states.set(instanceId, billing);
     const due = billingDueAt(billing, this.rule);
     const doc: BillingDueDoc = due === null ? { _id: instanceId, billing } : { _id: instanceId, billing, due_at: due };

@@ -1,5 +1,7 @@
+import type { Logger } from 'pino';
 import type { Decider, DomainEvent } from '../domain/decider.js';
 import { conflict } from '../domain/errors.js';
+import { typedEvent, type StoredEvent } from '../domain/recorded.js';
 import { BoundedMap } from '../infra/bounded-map.js';
 import type { Clock } from '../infra/clock.js';
 import {
@@ -65,9 +67,11 @@ export class CommandHandler {
     private readonly store: EventStore,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** Where a malformed stored event is reported; without one, as a process warning. */
+    private readonly logger?: Pick<Logger, 'error'>,
   ) {}
 
-  async handle<State, Command, Event extends DomainEvent>(
+  async handle<State, Command, Event extends StoredEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,
@@ -76,7 +80,7 @@ export class CommandHandler {
     return this.lock.run(streamId, () => this.decideAndAppend(streamId, decider, command, context));
   }
 
-  private async decideAndAppend<State, Command, Event extends DomainEvent>(
+  private async decideAndAppend<State, Command, Event extends StoredEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,
@@ -103,7 +107,7 @@ export class CommandHandler {
   }
 
   /** Folds a stream for a read that needs the decider's view (no append). */
-  async load<State, Command, Event extends DomainEvent>(
+  async load<State, Command, Event extends StoredEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
   ): Promise<{ state: State; revision: bigint }> {
@@ -111,12 +115,26 @@ export class CommandHandler {
     let state = cached ? (cached.state as State) : decider.initialState();
     let revision = cached ? cached.revision : -1n;
     const recorded = await this.store.readStream(streamId, { fromRevision: revision + 1n });
-    for (const e of recorded) {
-      state = decider.evolve(state, { type: e.type, data: e.data } as unknown as Event);
-      revision = e.revision;
+    for (const raw of recorded) {
+      // A skipped event still counts for the revision the append expects.
+      revision = raw.revision;
+      const typed = typedEvent(raw);
+      if (!typed.ok) {
+        this.malformed(raw.id, raw.type, streamId, typed.reason);
+        continue;
+      }
+      // Checked against its schema; a stream holds its own concept's events only, which are the
+      // decider's: the one narrowing the compiler cannot follow from the stream name.
+      state = decider.evolve(state, typed.event as StoredEvent as Event);
     }
     if (recorded.length > 0) this.cache.set(streamId, { revision, state });
     return { state, revision };
+  }
+
+  private malformed(eventId: string, type: string, streamId: string, reason: string): void {
+    const fields = { eventId, type, streamId, reason };
+    if (this.logger) this.logger.error(fields, 'malformed stored event left out of a fold');
+    else process.emitWarning(`malformed stored event left out of a fold: ${JSON.stringify(fields)}`);
   }
 
   private toEventData(event: DomainEvent, context: CommandContext): EventData {

@@ -1,5 +1,5 @@
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
-import type { RecordedEvent } from '../infra/eventstore/port.js';
+import type { RecordedEnvelope, RecordedEvent } from '../domain/recorded.js';
 
 /**
  * A read model or reactor fed from the global log. `apply` is pure: it turns one event into
@@ -12,6 +12,7 @@ export interface Projection {
   readonly eventTypes: ReadonlySet<string>;
   /** Declares indexes; runs before the first event. */
   setup?(docs: DocumentStore): Promise<void>;
+  /** Handed only events of `eventTypes` whose data matched their schema. */
   apply(event: RecordedEvent): WriteOp[];
   /**
    * Told once the writes of every event up to `position` are committed. A reactor hands on what
@@ -21,7 +22,7 @@ export interface Projection {
 }
 
 /** Reads a required metadata timestamp, falling back to when the store recorded the event. */
-export function occurredAt(event: RecordedEvent): string {
+export function occurredAt(event: RecordedEnvelope): string {
   const at = event.metadata.occurredAt;
   return typeof at === 'string' ? at : event.created.toISOString();
 }

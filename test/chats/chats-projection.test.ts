@@ -1,3 +1,4 @@
+import { typedEvent } from '../../src/domain/recorded.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,9 @@ describe('chats projection (the reducer behind GET /chats)', () => {
         metadata: {},
         created: new Date(),
       };
-      await docs.batch(chatsProjection.apply(recorded));
+      const typed = typedEvent(recorded);
+      if (!typed.ok) throw new Error(typed.reason);
+      await docs.batch(chatsProjection.apply(typed.event));
     }
   }
   const chat = async (jid: string): Promise<ChatDoc | null> => queries.byJid(INSTANCE, jid);

@@ -23,14 +23,18 @@ function counting(docs: DocumentStore) {
   return { store, batches };
 }
 
-/** Counts `Tick` events into one document, keyed by event id so a reread changes nothing. */
+/**
+ * Counts ticks into one document, keyed by event id so a reread changes nothing. A tick is a
+ * stored event type whose data is empty (the runner hands projections only the log's own types).
+ */
+const TICK = 'WebhookCleared';
 const ticks: Projection = {
   name: 'ticks',
-  eventTypes: new Set(['Tick']),
+  eventTypes: new Set([TICK]),
   apply: (event) => [{ collection: 'ticks', op: 'replaceOne', filter: { _id: event.id }, doc: { _id: event.id }, upsert: true }],
 };
-/** Reads an event type nobody appends: it only ever moves its checkpoint. */
-const idle: Projection = { name: 'idle', eventTypes: new Set(['Never']), apply: () => [] };
+/** Reads an event type these tests never append: it only ever moves its checkpoint. */
+const idle: Projection = { name: 'idle', eventTypes: new Set(['SubscriptionResumed']), apply: () => [] };
 
 describe('ProjectionRunner', () => {
   let dir: string;
@@ -49,7 +53,7 @@ describe('ProjectionRunner', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const tick = (stream: string) => events.append(stream, [{ id: randomUUID(), type: 'Tick', data: {}, metadata: {} }], 'any');
+  const tick = (stream: string) => events.append(stream, [{ id: randomUUID(), type: TICK, data: {}, metadata: {} }], 'any');
   const checkpoint = async (name: string) => (await docs.collection<{ _id: string; position: string }>('checkpoints').findOne({ _id: name }))?.position;
 
   it('moves a projection that changes nothing without a write per batch, and saves where it is on stop', async () => {
@@ -121,5 +125,27 @@ describe('ProjectionRunner', () => {
     expect(told[told.length - 1]).to.equal(head);
     for (const position of told) expect(stored).to.include(position);
     expect([...told].sort((a, b) => (a < b ? -1 : 1))).to.deep.equal(told);
+  });
+
+  it('reports a stored event whose data does not match its schema, skips it, and goes on', async () => {
+    const reported: unknown[] = [];
+    const watching = pino({ level: 'error' }, { write: (line: string) => reported.push(JSON.parse(line)) });
+    const connected: Projection = {
+      name: 'connected',
+      eventTypes: new Set(['SessionConnected']),
+      // Typed: `data.phone` is a string here without a cast, because the runner checked it.
+      apply: (event) => (event.type === 'SessionConnected' ? [{ collection: 'phones', op: 'replaceOne', filter: { _id: event.id }, doc: { _id: event.id, phone: event.data.phone }, upsert: true }] : []),
+    };
+    const runner = new ProjectionRunner(events, docs, [connected], watching);
+    await runner.start();
+    const connect = (data: Record<string, unknown>) => events.append('session-I', [{ id: randomUUID(), type: 'SessionConnected', data, metadata: {} }], 'any');
+    await connect({ jid: 'j', phone: 42, business: false });
+    const head = (await connect({ jid: 'j', phone: '15550001', business: false })).position;
+    expect(await runner.waitFor(head, ['connected'], 5000)).to.equal(true);
+    await runner.stop();
+    expect((await docs.collection('phones').find({})).map((d) => d.phone)).to.deep.equal(['15550001']);
+    expect(reported).to.have.length(1);
+    expect(reported[0]).to.deep.include({ msg: 'malformed stored event skipped', projection: 'connected', type: 'SessionConnected', streamId: 'session-I' });
+    expect((reported[0] as { reason: string }).reason).to.match(/phone/);
   });
 });

@@ -1,13 +1,14 @@
 import { expect } from 'chai';
 import type { WriteOp } from '../../src/infra/docstore/port.js';
-import type { RecordedEvent } from '../../src/infra/eventstore/port.js';
+import type { RecordedEvent } from '../../src/domain/recorded.js';
 import { latencyBucket, p95 } from '../../src/projections/stats/histogram.js';
 import { StatsProjection } from '../../src/projections/stats/stats-projection.js';
 
 let position = 0n;
 function event(type: string, at: string, data: Record<string, unknown> = {}): RecordedEvent {
   position += 1n;
-  return { id: `e${position}`, type, streamId: 'session-I', revision: position, position, data, metadata: { instanceId: 'I', occurredAt: at }, created: new Date(at) };
+  // Only the fields the projection reads: a partial event, so it is not one the schemas accept.
+  return { id: `e${position}`, type, streamId: 'session-I', revision: position, position, data, metadata: { instanceId: 'I', occurredAt: at }, created: new Date(at) } as unknown as RecordedEvent;
 }
 
 /** The increments the ops make to each bucket, by bucket id. */

@@ -1,3 +1,4 @@
+import { typedEvents } from '../../src/domain/recorded.js';
 import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -162,7 +163,7 @@ describe('webhook reactor', function () {
     const docs = await EmbeddedDocumentStore.open({ path: join(dir, 'replayed') });
     try {
       await reactor.setup(docs);
-      const log = await h.events.readAll();
+      const log = typedEvents(await h.events.readAll(), (_, reason) => expect.fail(reason));
       // Every batch after the first fails twice before it commits: its events are applied three times.
       const cut = 3;
       for (const event of log.slice(0, cut)) reactor.apply(event);

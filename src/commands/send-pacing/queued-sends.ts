@@ -1,3 +1,4 @@
+import { typedAs } from '../../domain/recorded.js';
 import { DomainError } from '../../domain/errors.js';
 import { Pump } from '../../infra/pump.js';
 import type { CommandContext } from '../command-handler.js';
@@ -117,6 +118,6 @@ export class QueuedSends {
 
   private async recorded(instanceId: string, messageId: string): Promise<boolean> {
     const recent = await this.o.events.readStream(`session-${instanceId}`, { direction: 'backwards', maxCount: 500 });
-    return recent.some((e) => e.type === 'MessageSent' && (e.data as { message?: { id?: unknown } }).message?.id === messageId);
+    return recent.some((e) => typedAs(e, 'MessageSent')?.data.message.id === messageId);
   }
 }

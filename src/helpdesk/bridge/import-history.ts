@@ -1,4 +1,4 @@
-import type { SessionEventData } from '../../domain/session/events.js';
+import { typedAs } from '../../domain/recorded.js';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
@@ -30,10 +30,11 @@ export class ImportHistory {
 
   async run(config: HelpdeskDoc, account: HelpdeskAccount, job: JobDoc & { work: { kind: 'import' } }): Promise<void> {
     if (config.inbox_id === null) return;
-    const [event] = await this.events.readStream(job.work.stream, { fromRevision: BigInt(job.work.revision), maxCount: 1 });
-    // Retention may have removed it since: nothing is left to import.
-    if (!event || event.type !== 'HistorySyncReceived') return;
-    const sync = event.data as SessionEventData<'HistorySyncReceived'>;
+    const [stored] = await this.events.readStream(job.work.stream, { fromRevision: BigInt(job.work.revision), maxCount: 1 });
+    // Retention may have removed it since (or it is malformed, which the projections report): nothing is left to import.
+    const event = stored ? typedAs(stored, 'HistorySyncReceived') : null;
+    if (!event) return;
+    const sync = event.data;
     const cutoffS = this.clock.now().getTime() / 1000 - config.days_limit_import_messages * 86_400;
     const chats = config.import_contacts ? sync.chats.filter((c) => !skipped(config, c.jid)) : [];
     const messages = config.import_messages

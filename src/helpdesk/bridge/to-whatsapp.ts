@@ -1,3 +1,4 @@
+import { typedAs } from '../../domain/recorded.js';
 import { createHash } from 'node:crypto';
 import type { HelpdeskReplyReceivedData } from '../../domain/helpdesk/events.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
@@ -67,7 +68,7 @@ export class ToWhatsApp {
   /** Whether the session's recent events already hold this sent message (a crash after recording it). */
   private async recorded(instanceId: string, messageId: string): Promise<boolean> {
     const recent = await this.events.readStream(`session-${instanceId}`, { direction: 'backwards', maxCount: 500 });
-    return recent.some((e) => e.type === 'MessageSent' && (e.data as { message?: { id?: unknown } }).message?.id === messageId);
+    return recent.some((e) => typedAs(e, 'MessageSent')?.data.message.id === messageId);
   }
 }
 

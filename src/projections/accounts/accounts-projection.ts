@@ -1,5 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import { accountStream, type AccountRegistered, type ClientSecretRotated } from '../../domain/account/events.js';
+import { accountStream } from '../../domain/account/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
 
@@ -39,7 +38,7 @@ export const accountsProjection: Projection = {
   apply(event) {
     switch (event.type) {
       case 'AccountRegistered': {
-        const d = event.data as Static<typeof AccountRegistered>;
+        const d = event.data;
         const doc: AccountDoc = {
           _id: d.account_id,
           user_id: d.user_id,
@@ -53,7 +52,7 @@ export const accountsProjection: Projection = {
         return [{ collection: ACCOUNTS, op: 'replaceOne', filter: { _id: doc._id }, doc, upsert: true }];
       }
       case 'ClientSecretRotated': {
-        const d = event.data as Static<typeof ClientSecretRotated>;
+        const d = event.data;
         return [
           {
             collection: ACCOUNTS,

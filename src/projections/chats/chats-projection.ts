@@ -1,6 +1,6 @@
 import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
 
 export const CHATS = 'chats';
@@ -207,7 +207,7 @@ export const chatsProjection: Projection = {
     const instanceId = instanceIdOf(event);
     switch (event.type) {
       case 'HistorySyncReceived': {
-        const d = event.data as SessionEventData<'HistorySyncReceived'>;
+        const d = event.data;
         return [
           ...d.messages.flatMap((m) => foldMessagePair(instanceId, m)),
           ...d.chats.flatMap((c) => fromInfo(instanceId, c)),
@@ -215,27 +215,27 @@ export const chatsProjection: Projection = {
         ];
       }
       case 'ChatsUpserted':
-        return (event.data as SessionEventData<'ChatsUpserted'>).chats.flatMap((c) => fromInfo(instanceId, c));
+        return event.data.chats.flatMap((c) => fromInfo(instanceId, c));
       case 'ChatUpdated': {
-        const d = event.data as SessionEventData<'ChatUpdated'>;
+        const d = event.data;
         return fromChanges(instanceId, d.jid, d.changes);
       }
       case 'MessageReceived': {
-        const d = event.data as SessionEventData<'MessageReceived'>;
+        const d = event.data;
         return [...foldMessagePair(instanceId, d.message), ...fromMessage(instanceId, d.message, d.upsert === 'notify')];
       }
       case 'MessageSent': {
-        const m = (event.data as SessionEventData<'MessageSent'>).message;
+        const m = event.data.message;
         return [...foldMessagePair(instanceId, m), ...fromMessage(instanceId, m, true)];
       }
       case 'LidMappingLearned':
-        return (event.data as SessionEventData<'LidMappingLearned'>).pairs.flatMap((p) => foldLid(instanceId, p.pn, p.lid));
+        return event.data.pairs.flatMap((p) => foldLid(instanceId, p.pn, p.lid));
       case 'ReceiptReceived': {
-        const d = event.data as SessionEventData<'ReceiptReceived'>;
+        const d = event.data;
         return d.state === 'ReadSelf' ? [update(instanceId, d.chat, { $set: { messages_unread: 0, marked_as_unread: false } })] : [];
       }
       case 'GroupsUpserted': {
-        const groups = (event.data as SessionEventData<'GroupsUpserted'>).groups;
+        const groups = event.data.groups;
         const names = new Map(groups.map((g) => [g.jid, g.name]));
         // A community's name reaches the chats of its groups, whenever either was learned first.
         const communities = groups.filter((g) => g.is_community);

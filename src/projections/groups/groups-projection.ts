@@ -1,6 +1,6 @@
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
 
 export const GROUPS = 'groups';
@@ -83,14 +83,14 @@ export const groupsProjection: Projection = {
     const instanceId = instanceIdOf(event);
     switch (event.type) {
       case 'GroupsUpserted': {
-        const d = event.data as SessionEventData<'GroupsUpserted'>;
+        const d = event.data;
         return d.groups.flatMap((g) => [
           { collection: GROUPS, op: 'replaceOne' as const, filter: { _id: groupKey(instanceId, g.jid) }, doc: groupDoc(instanceId, g), upsert: true },
           ...lidPairs(instanceId, g.participants.map((p) => ({ pn: p.phone_number, lid: p.lid }))),
         ]);
       }
       case 'GroupParticipantsAdded': {
-        const d = event.data as SessionEventData<'GroupParticipantsAdded'>;
+        const d = event.data;
         const jids = d.participants.map((p) => p.jid);
         // Pull first so a re-add replaces the old entry instead of duplicating it.
         return [
@@ -100,7 +100,7 @@ export const groupsProjection: Projection = {
         ];
       }
       case 'GroupParticipantsRemoved': {
-        const d = event.data as SessionEventData<'GroupParticipantsRemoved'>;
+        const d = event.data;
         return [
           {
             collection: GROUPS,
@@ -111,9 +111,9 @@ export const groupsProjection: Projection = {
         ];
       }
       case 'LidMappingLearned':
-        return lidPairs(instanceId, (event.data as SessionEventData<'LidMappingLearned'>).pairs);
+        return lidPairs(instanceId, event.data.pairs);
       case 'MessageReceived': {
-        const m = (event.data as SessionEventData<'MessageReceived'>).message;
+        const m = event.data.message;
         return lidPairs(instanceId, [{ pn: m.sender_pn, lid: m.sender_lid }]);
       }
       case 'SessionLoggedOut':

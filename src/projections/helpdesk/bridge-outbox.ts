@@ -1,8 +1,6 @@
-import type { Static } from '@sinclair/typebox';
-import type { HelpdeskConfigured, HelpdeskReplyReceivedData } from '../../domain/helpdesk/events.js';
-import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
+import type { NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from '../../helpdesk/bridge/jobs.js';
 import { isGroupJid } from '../../helpdesk/addresses.js';
 import type { Projection } from '../projection.js';
@@ -55,7 +53,7 @@ export class BridgeOutbox implements Projection {
     const instanceId = instanceOf(event);
     switch (event.type) {
       case 'HelpdeskConfigured': {
-        const { settings } = event.data as Static<typeof HelpdeskConfigured>;
+        const { settings } = event.data;
         const before = this.bridges.get(instanceId);
         const after: BridgeDoc = {
           _id: instanceId,
@@ -75,19 +73,19 @@ export class BridgeOutbox implements Projection {
         return this.save({ _id: instanceId, enabled: false, ignore_jids: [], ignore_groups: false, imports: false, syncs: before?.syncs ?? [] });
       }
       case 'HelpdeskReplyReceived':
-        return this.job(event, instanceId, { kind: 'to_whatsapp', reply: event.data as HelpdeskReplyReceivedData, event_id: event.id });
+        return this.job(event, instanceId, { kind: 'to_whatsapp', reply: event.data, event_id: event.id });
       case 'MessageReceived': {
-        const d = event.data as SessionEventData<'MessageReceived'>;
+        const d = event.data;
         // History ('append') comes in through the import, not as live traffic.
         return d.upsert === 'notify' ? this.message(event, instanceId, d.message) : [];
       }
       case 'MessageSent': {
-        const d = event.data as SessionEventData<'MessageSent'>;
+        const d = event.data;
         // An agent's answer is in the helpdesk already: bridging it back would echo it.
         return d.origin === 'helpdesk' ? [] : this.message(event, instanceId, d.message);
       }
       case 'ReceiptReceived': {
-        const d = event.data as SessionEventData<'ReceiptReceived'>;
+        const d = event.data;
         return d.state === 'Read' && this.carries(instanceId, d.chat) ? this.job(event, instanceId, { kind: 'seen', chat: d.chat, message_ids: d.message_ids }) : [];
       }
       case 'HistorySyncReceived': {

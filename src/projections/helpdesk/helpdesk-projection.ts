@@ -1,5 +1,4 @@
-import type { Static } from '@sinclair/typebox';
-import type { HelpdeskConfigured, HelpdeskSettings } from '../../domain/helpdesk/events.js';
+import type { HelpdeskSettings } from '../../domain/helpdesk/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
 
@@ -34,7 +33,7 @@ export const helpdeskProjection: Projection = {
     const instanceId = instanceOf(event.streamId);
     switch (event.type) {
       case 'HelpdeskConfigured': {
-        const d = event.data as Static<typeof HelpdeskConfigured>;
+        const d = event.data;
         const at = occurredAt(event);
         return [
           {

@@ -1,20 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
-import { AccountEventSchemas } from '../../domain/account/events.js';
-import { HelpdeskEventSchemas } from '../../domain/helpdesk/events.js';
-import { InstanceEventSchemas } from '../../domain/instance/events.js';
-import { SessionEventSchemas } from '../../domain/session/events.js';
-import { WebhookDeliveryEventSchemas } from '../../domain/webhook/delivery-events.js';
+import { STORED_EVENT_SCHEMAS } from '../../domain/recorded.js';
 
 /**
  * Every event type the log may hold, with its schema: what `types` filters are checked against,
- * and what the redaction test walks. A concept that adds a schema map adds it here.
+ * and what the redaction test walks. The map itself is the domain's (recorded.ts), where the
+ * log's events are typed.
  */
-export const EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
-  ...AccountEventSchemas,
-  ...InstanceEventSchemas,
-  ...SessionEventSchemas,
-  ...WebhookDeliveryEventSchemas,
-  ...HelpdeskEventSchemas,
-};
+export const EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = STORED_EVENT_SCHEMAS;
 
 export const isEventType = (type: string): boolean => Object.hasOwn(EVENT_SCHEMAS, type);

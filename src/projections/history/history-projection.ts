@@ -1,6 +1,6 @@
 import type { Actor } from '../../commands/command-handler.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
 import { readAudit } from './audit-metadata.js';
 
@@ -45,7 +45,7 @@ function instanceOf(event: RecordedEvent): string | undefined {
 
 function accountOf(event: RecordedEvent): string | undefined {
   if (event.streamId.startsWith('account-')) return event.streamId.slice('account-'.length);
-  const owner = event.metadata.accountId ?? event.data.account_id;
+  const owner = event.metadata.accountId ?? ('account_id' in event.data ? event.data.account_id : undefined);
   if (typeof owner !== 'string') return undefined;
   if (event.type === 'AccountRegistered' || ACCOUNT_LEVEL_INSTANCE_EVENTS.has(event.type)) return owner;
   return undefined;

@@ -1,16 +1,24 @@
 import { instanceStream } from '../../domain/instance/events.js';
-import { evolveInstanceView, INSTANCE_VIEW_EVENT_TYPES, type InstanceView } from '../../domain/instance/instance-view.js';
+import type { Logger } from 'pino';
+import { evolveInstanceView, type InstanceView } from '../../domain/instance/instance-view.js';
 import { sessionStream } from '../../domain/session/events.js';
-import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
+import { typedEvents, type UntypedRecordedEvent } from '../../domain/recorded.js';
+import type { EventStore } from '../../infra/eventstore/port.js';
 import { occurredAt } from '../projection.js';
-import { asViewEvent } from './instances-projection.js';
+import { isViewEvent } from './instances-projection.js';
 
 /**
  * The Instance as it was at a past moment: the instance's and its session's events that had
  * happened by then, merged in log order and folded by the same fold the read model uses.
  */
 export class InstanceStateAt {
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly logger: Logger,
+  ) {}
+
+  private readonly malformed = (event: UntypedRecordedEvent, reason: string): void =>
+    this.logger.error({ eventId: event.id, type: event.type, streamId: event.streamId, reason }, 'malformed stored event left out of a past state');
 
   /** Null when the instance did not exist yet at `at`. */
   async at(instanceId: string, at: Date): Promise<InstanceView | null> {
@@ -19,10 +27,12 @@ export class InstanceStateAt {
       this.store.readStream(sessionStream(instanceId)),
     ]);
     const limit = at.getTime();
-    const shown = (e: RecordedEvent) => INSTANCE_VIEW_EVENT_TYPES.has(e.type) && Date.parse(occurredAt(e)) <= limit;
-    const events = [...own.filter(shown), ...session.filter(shown)].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+    const events = typedEvents([...own, ...session], this.malformed)
+      .filter(isViewEvent)
+      .filter((e) => Date.parse(occurredAt(e)) <= limit)
+      .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
     let view: InstanceView | null = null;
-    for (const e of events) view = evolveInstanceView(view, asViewEvent(e), occurredAt(e));
+    for (const e of events) view = evolveInstanceView(view, e, occurredAt(e));
     return view;
   }
 }

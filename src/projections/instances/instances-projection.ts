@@ -5,7 +5,7 @@ import {
   type InstanceViewEvent,
 } from '../../domain/instance/instance-view.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
 
 export const INSTANCES = 'instances';
@@ -18,8 +18,8 @@ export interface InstanceDoc extends Document, InstanceView {
 /** Instance and session streams are both keyed by the instance id. */
 export const instanceIdOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
-/** The stored event as the view's fold reads it; only types of INSTANCE_VIEW_EVENT_TYPES get here. */
-export const asViewEvent = (event: RecordedEvent) => ({ type: event.type, data: event.data }) as InstanceViewEvent;
+/** True for the events the Instance view folds: the set is the fold's own list of types. */
+export const isViewEvent = (event: RecordedEvent): event is RecordedEvent<InstanceViewEvent> => INSTANCE_VIEW_EVENT_TYPES.has(event.type);
 
 export const instancesProjection: Projection = {
   name: 'instances',
@@ -33,7 +33,8 @@ export const instancesProjection: Projection = {
 
   /** Writes what the view's fold changes. */
   apply(event): WriteOp[] {
-    const change = instanceViewChange(asViewEvent(event), occurredAt(event));
+    if (!isViewEvent(event)) return [];
+    const change = instanceViewChange(event, occurredAt(event));
     if (change === null) return [];
     const _id = instanceIdOf(event);
     if ('created' in change) {

@@ -41,7 +41,8 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
       await docs.collection(SEND_QUEUE).createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
     },
     apply(event) {
-      const send = event.data as SessionEventData<'SendQueued'>;
+      if (event.type !== 'SendQueued') return [];
+      const send = event.data;
       const queuedMs = Date.parse(typeof event.metadata.occurredAt === 'string' ? event.metadata.occurredAt : event.created.toISOString());
       const fields: Omit<QueuedSendDoc, '_id'> = {
         instance_id: event.streamId.slice(event.streamId.indexOf('-') + 1),

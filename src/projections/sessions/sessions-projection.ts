@@ -1,6 +1,6 @@
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
 
 export const SESSION_STATUS = 'session_status';
@@ -50,14 +50,14 @@ export const sessionsProjection: Projection = {
     const at = occurredAt(event);
     switch (event.type) {
       case 'SessionConnected': {
-        const d = event.data as SessionEventData<'SessionConnected'>;
+        const d = event.data;
         const set: Record<string, unknown> = { paired: true, connected: true, phone: d.phone, jid: d.jid, business: d.business, connected_at: at };
         if (d.push_name !== undefined) set.push_name = d.push_name;
         if (d.lid !== undefined) set.lid = d.lid;
         return [status(event, set)];
       }
       case 'SessionDisconnected': {
-        const d = event.data as SessionEventData<'SessionDisconnected'>;
+        const d = event.data;
         return [status(event, { connected: false, last_disconnect: { reason: d.reason, at, ...(d.message === undefined ? {} : { message: d.message }) } })];
       }
       case 'SessionLoggedOut':
@@ -67,7 +67,7 @@ export const sessionsProjection: Projection = {
           ]),
         ];
       case 'ProfileUpdated': {
-        const d = event.data as SessionEventData<'ProfileUpdated'>;
+        const d = event.data;
         const set: Record<string, unknown> = {};
         for (const field of PROFILE_FIELDS) if (d[field] !== undefined) set[field] = d[field];
         if (d.business !== undefined) set.business_profile = d.business;

@@ -1,5 +1,5 @@
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent, RecordedOf } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
 import { bucketId, bucketStart, splitSeconds, type BucketSize } from './buckets.js';
 import { latencyBucket } from './histogram.js';
@@ -107,11 +107,11 @@ export class StatsProjection implements Projection {
     }
   }
 
-  private message(event: RecordedEvent, instanceId: string, at: number): WriteOp[] {
-    const message = event.data.message as { from_me?: boolean; media?: unknown } | undefined;
-    const out = event.type === 'MessageSent' || message?.from_me === true;
+  private message(event: RecordedOf<'MessageReceived' | 'MessageSent'>, instanceId: string, at: number): WriteOp[] {
+    const message = event.data.message;
+    const out = event.type === 'MessageSent' || message.from_me === true;
     const counts: Partial<Record<Counter, number>> = { [out ? 'messages_out' : 'messages_in']: 1 };
-    if (message?.media) counts[out ? 'media_out' : 'media_in'] = 1;
+    if (message.media) counts[out ? 'media_out' : 'media_in'] = 1;
     return increments(instanceId, at, counts);
   }
 

@@ -1,9 +1,8 @@
-import type { Static } from '@sinclair/typebox';
 import { isLapsed, evolveBilling, NO_BILLING } from '../../domain/instance/billing.js';
-import type { InstanceEvent, InstanceEventSchemas } from '../../domain/instance/events.js';
+import { InstanceEventSchemas, type InstanceEvent } from '../../domain/instance/events.js';
 import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import { isOneOf, type RecordedEvent } from '../../domain/recorded.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
 import {
@@ -16,8 +15,6 @@ import {
 import { DeliveryRepo } from '../../webhooks/deliveries/delivery-repo.js';
 import { saveOp } from '../../webhooks/deliveries/outcomes.js';
 import { occurredAt, type Projection } from '../projection.js';
-
-type Data<K extends keyof typeof InstanceEventSchemas> = Static<(typeof InstanceEventSchemas)[K]>;
 
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
 const MEMO_CAPACITY = 5000;
@@ -134,27 +131,27 @@ export class WebhookReactor implements Projection {
   private decide(event: RecordedEvent): Decision {
     switch (event.type) {
       case 'InstanceCreated': {
-        const d = event.data as Data<'InstanceCreated'>;
+        const d = event.data;
         return { ops: [this.save({ _id: d.instance_id, url: '', events: [], secret_sealed: d.webhook_secret_sealed, seq: 0 })], changed: d.instance_id };
       }
       case 'WebhookConfigured': {
-        const d = event.data as Data<'WebhookConfigured'>;
+        const d = event.data;
         return this.change(instanceOf(event), { url: d.url, events: d.events });
       }
       case 'WebhookCleared':
         return this.change(instanceOf(event), { url: '', events: [] });
       case 'WebhookSecretRotated':
-        return this.change(instanceOf(event), { secret_sealed: (event.data as Data<'WebhookSecretRotated'>).webhook_secret_sealed });
+        return this.change(instanceOf(event), { secret_sealed: event.data.webhook_secret_sealed });
       default:
-        return LAPSE_EVENTS.has(event.type) ? this.lapse(event) : this.deliver(event);
+        return LAPSE_EVENTS.has(event.type) && isOneOf(InstanceEventSchemas, event) ? this.lapse(event) : this.deliver(event);
     }
   }
 
   /** Each of these events sets the status outright, so the billing fold needs no earlier state. */
-  private lapse(event: RecordedEvent): Decision {
+  private lapse(event: RecordedEvent<InstanceEvent>): Decision {
     const instanceId = instanceOf(event);
     const hook = this.hooks.get(instanceId);
-    const lapsed = isLapsed(evolveBilling(NO_BILLING, { type: event.type, data: event.data } as InstanceEvent).status);
+    const lapsed = isLapsed(evolveBilling(NO_BILLING, event).status);
     if (!hook || (hook.lapsed ?? false) === lapsed) return NOTHING;
     return { ops: [this.save({ ...hook, lapsed })] };
   }
