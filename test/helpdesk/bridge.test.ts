@@ -206,6 +206,30 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${bridged}`), 'the other message');
     expect(chatwoot.messages.some((m) => m.source_id === `WAID:${ignored}`)).to.equal(false);
   });
+
+  it('imports the synced contacts and messages once through the REST API, with progress on the configuration, also when configured after pairing', async () => {
+    let history: string[] = [];
+    let quiet = { phone: '', jid: '' };
+    const w = await world(t, async (past) => {
+      quiet = await newPhone(t.api, past.owner, { push_name: 'Quiet One' });
+      history = [await say(past, past.customer.phone, past.me.phone, 'before pairing 1'), await say(past, past.customer.phone, past.me.phone, 'before pairing 2')];
+      await say(past, past.me.phone, quiet.phone, 'I wrote first');
+    });
+    const { owner, instanceId: id } = w;
+    const customers = [w.customer, quiet];
+    const config = await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1 });
+    await waitFor(async () => (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress?.state === 'done', 'the import done', 15_000);
+    const progress = (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress;
+    expect(progress).to.deep.equal({ state: 'done', contacts_imported: 2, messages_imported: 3, messages_total: 3 });
+    for (const c of customers) expect(chatwoot.contacts.filter((x) => x.identifier === c.jid)).to.have.length(1);
+    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
+    const outgoing = chatwoot.messages.find((x) => x.content === 'I wrote first');
+    expect(outgoing?.message_type).to.equal('outgoing');
+    // Saving again does not import again.
+    await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1, name_inbox: config.name_inbox });
+    await new Promise((r) => setTimeout(r, 700));
+    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
+  });
 });
 
 describe('helpdesk bridge across failures and a restart', function () {
@@ -251,43 +275,5 @@ describe('helpdesk bridge across failures and a restart', function () {
     await new Promise((r) => setTimeout(r, 800));
     expect((await inboxOf(w, w.customer.phone)).filter((m) => m.text === 'answer after restart')).to.have.length(1);
     await t.stop();
-  });
-});
-
-describe('helpdesk history import', function () {
-  this.timeout(30_000);
-  let t: TestGateway;
-  let chatwoot: ChatwootTestServer;
-  before(async () => {
-    chatwoot = await new ChatwootTestServer().start();
-    t = await startTestGateway(SANDBOX);
-  });
-  after(async () => {
-    await t.stop();
-    await chatwoot.close();
-  });
-
-  it('imports the synced contacts and messages once through the REST API, with progress on the configuration, also when configured after pairing', async () => {
-    let history: string[] = [];
-    let quiet = { phone: '', jid: '' };
-    const w = await world(t, async (past) => {
-      quiet = await newPhone(t.api, past.owner, { push_name: 'Quiet One' });
-      history = [await say(past, past.customer.phone, past.me.phone, 'before pairing 1'), await say(past, past.customer.phone, past.me.phone, 'before pairing 2')];
-      await say(past, past.me.phone, quiet.phone, 'I wrote first');
-    });
-    const { owner, instanceId: id } = w;
-    const customers = [w.customer, quiet];
-    const config = await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1 });
-    await waitFor(async () => (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress?.state === 'done', 'the import done', 15_000);
-    const progress = (await t.api('GET', `/instances/${id}/helpdesk`, { token: owner.jwt })).body.import_progress;
-    expect(progress).to.deep.equal({ state: 'done', contacts_imported: 2, messages_imported: 3, messages_total: 3 });
-    for (const c of customers) expect(chatwoot.contacts.filter((x) => x.identifier === c.jid)).to.have.length(1);
-    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
-    const outgoing = chatwoot.messages.find((x) => x.content === 'I wrote first');
-    expect(outgoing?.message_type).to.equal('outgoing');
-    // Saving again does not import again.
-    await configure(w, chatwoot, { import_contacts: true, import_messages: true, days_limit_import_messages: 1, name_inbox: config.name_inbox });
-    await new Promise((r) => setTimeout(r, 700));
-    for (const m of history) expect(chatwoot.messages.filter((x) => x.source_id === `WAID:${m}`)).to.have.length(1);
   });
 });

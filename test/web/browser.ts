@@ -29,3 +29,12 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** A phone-sized viewport: the app must be usable there. */
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 export const DESKTOP = { viewport: { width: 1100, height: 800 } };
+
+/** Signs the account in through the app's sign-in page, and waits for its instance list. */
+export async function signIn(page: Page, baseUrl: string, account: { email: string; password: string }): Promise<void> {
+  await page.goto(`${baseUrl}/app/sign-in`);
+  await page.getByLabel('E-mail').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByLabel('Password').press('Enter');
+  await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
+}

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
-import { DESKTOP, launchBrowser, screenshot } from './browser.js';
+import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
 
 describe('web app: the helpdesk settings (in chromium, against the Chatwoot test server)', function () {
   this.timeout(60_000);
@@ -22,11 +22,7 @@ describe('web app: the helpdesk settings (in chromium, against the Chatwoot test
     browser = await launchBrowser();
     context = await browser.newContext(DESKTOP);
     page = await context.newPage();
-    await page.goto(`${t.gateway.url}/app/sign-in`);
-    await page.getByLabel('E-mail').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
+    await signIn(page, t.gateway.url, account);
     await page.goto(`${t.gateway.url}/app/instances/${id}`);
     await page.getByRole('heading', { name: 'Helpdesk (Chatwoot)' }).waitFor();
   });

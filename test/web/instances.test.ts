@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { instanceOf, newPhone, pairByQr, waitFor } from '../support/sandbox.js';
-import { DESKTOP, launchBrowser, screenshot } from './browser.js';
+import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
 
 describe('web app: the instance list and an instance settings (in chromium)', function () {
   this.timeout(60_000);
@@ -26,11 +26,7 @@ describe('web app: the instance list and an instance settings (in chromium)', fu
     browser = await launchBrowser();
     context = await browser.newContext(DESKTOP);
     page = await context.newPage();
-    await page.goto(`${t.gateway.url}/app/sign-in`);
-    await page.getByLabel('E-mail').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
+    await signIn(page, t.gateway.url, account);
   });
   after(async () => {
     await context?.close();

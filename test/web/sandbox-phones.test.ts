@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { nextPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
-import { DESKTOP, launchBrowser, screenshot } from './browser.js';
+import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
 
 /** The README's newcomer path with no tool but the browser: phones simulated on the page. */
 describe('web app: the sandbox phone simulator (in chromium)', function () {
@@ -22,11 +22,7 @@ describe('web app: the sandbox phone simulator (in chromium)', function () {
     context = await browser.newContext(DESKTOP);
     page = await context.newPage();
     account = await newAccount(t.api);
-    await page.goto(`${t.gateway.url}/app/sign-in`);
-    await page.getByLabel('E-mail').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
-    await page.getByLabel('Password').press('Enter');
-    await page.getByRole('heading', { name: 'Instances', level: 1 }).waitFor();
+    await signIn(page, t.gateway.url, account);
   });
   after(async () => {
     await context?.close();
