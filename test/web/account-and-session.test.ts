@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, status } from '../support/sandbox.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 describe('web app: account credentials, pairing by code, logout (in chromium)', function () {
   this.timeout(60_000);
@@ -14,9 +14,7 @@ describe('web app: account credentials, pairing by code, logout (in chromium)', 
 
   before(async () => {
     t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     account = await newAccount(t.api);
     await signIn(page, t.gateway.url, account);
   });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { instanceOf, newPhone, pairByQr, waitFor } from '../support/sandbox.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 describe('web app: statistics, history and billing of an instance (in chromium)', function () {
   this.timeout(60_000);
@@ -26,9 +26,7 @@ describe('web app: statistics, history and billing of an instance (in chromium)'
       return stats.body.buckets?.some((b: { messages_in: number }) => b.messages_in === 1);
     }, 'the message in the statistics');
 
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     await signIn(page, t.gateway.url, account);
     await page.goto(`${t.gateway.url}/app/instances/${id}`);
     await page.getByRole('heading', { name: 'Audited line', level: 1 }).waitFor();

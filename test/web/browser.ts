@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { WEB_APP_DIST } from '../../src/api/routes/web-app.js';
 
 /** Debian's chromium (.ci/run installs it); Playwright's own browser download is not used. */
@@ -29,6 +29,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** A phone-sized viewport: the app must be usable there. */
 export const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
 export const DESKTOP = { viewport: { width: 1100, height: 800 } };
+
+/** A browser with one page of the given size (PHONE or DESKTOP). */
+export async function openApp(viewport: typeof PHONE | typeof DESKTOP): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  const browser = await launchBrowser();
+  const context = await browser.newContext(viewport);
+  return { browser, context, page: await context.newPage() };
+}
 
 /** Signs the account in through the app's sign-in page, and waits for its instance list. */
 export async function signIn(page: Page, baseUrl: string, account: { email: string; password: string }): Promise<void> {

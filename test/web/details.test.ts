@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { instanceOf, newPhone, pairByQr } from '../support/sandbox.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 describe('web app: the token at creation, switches, the signing secret and the profile (in chromium)', function () {
   this.timeout(60_000);
@@ -16,9 +16,7 @@ describe('web app: the token at creation, switches, the signing secret and the p
   before(async () => {
     t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
     account = await newAccount(t.api);
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     await signIn(page, t.gateway.url, account);
   });
   after(async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 describe('web app: the helpdesk settings (in chromium, against the Chatwoot test server)', function () {
   this.timeout(60_000);
@@ -19,9 +19,7 @@ describe('web app: the helpdesk settings (in chromium, against the Chatwoot test
     t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
     account = await newAccount(t.api);
     ({ id } = await newInstance(t.api, account, { name: 'Support desk' }));
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     await signIn(page, t.gateway.url, account);
     await page.goto(`${t.gateway.url}/app/instances/${id}`);
     await page.getByRole('heading', { name: 'Helpdesk (Chatwoot)' }).waitFor();

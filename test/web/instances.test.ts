@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { instanceOf, newPhone, pairByQr, waitFor } from '../support/sandbox.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 describe('web app: the instance list and an instance settings (in chromium)', function () {
   this.timeout(60_000);
@@ -23,9 +23,7 @@ describe('web app: the instance list and an instance settings (in chromium)', fu
     const canceled = await newInstance(t.api, account, { name: 'Old line' });
     expect((await t.api('DELETE', `/instances/${canceled.id}/cancel`, { token: account.jwt })).status).to.equal(200);
 
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     await signIn(page, t.gateway.url, account);
   });
   after(async () => {

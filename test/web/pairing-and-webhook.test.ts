@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 import { Receiver, verifies } from '../webhooks/support/receiver.js';
-import { launchBrowser, PHONE, screenshot } from './browser.js';
+import {openApp, PHONE, screenshot } from './browser.js';
 
 /**
  * The newcomer's path on the sandbox, all in the browser but the phone: sign in, create an
@@ -24,9 +24,7 @@ describe('web app: pairing and webhook on the sandbox (in chromium)', function (
   before(async () => {
     t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
     receiver = await new Receiver().start();
-    browser = await launchBrowser();
-    context = await browser.newContext(PHONE);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(PHONE));
     account = await newAccount(t.api);
     await page.goto(`${t.gateway.url}/app`);
     await page.getByLabel('E-mail').fill(account.email);

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { nextPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
-import { DESKTOP, launchBrowser, screenshot, signIn } from './browser.js';
+import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
 
 /** The README's newcomer path with no tool but the browser: phones simulated on the page. */
 describe('web app: the sandbox phone simulator (in chromium)', function () {
@@ -18,9 +18,7 @@ describe('web app: the sandbox phone simulator (in chromium)', function () {
   before(async () => {
     t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
     receiver = await new Receiver().start();
-    browser = await launchBrowser();
-    context = await browser.newContext(DESKTOP);
-    page = await context.newPage();
+    ({ browser, context, page } = await openApp(DESKTOP));
     account = await newAccount(t.api);
     await signIn(page, t.gateway.url, account);
   });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, callData, messageOf, type DeliveryPage, type DeliveryStatus } from '../api.js';
+import { Alert, Notice } from './notices.js';
 
 const PAGE_SIZE = 20;
 /** The log changes as attempts run: it is read again this often while the page is open. */
@@ -55,16 +56,8 @@ export function DeliveryLog({ instanceId }: { instanceId: string }) {
         <option value="delivered">delivered</option>
         <option value="failed">failed</option>
       </select>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="ok">
-          {notice}
-        </p>
-      )}
+      <Alert message={error} />
+      <Notice message={notice} />
       {log && log.content.length === 0 && <p>No deliveries{status ? ` ${status}` : ' yet'}.</p>}
       {log && log.content.length > 0 && (
         <ul class="deliveries">

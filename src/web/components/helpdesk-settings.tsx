@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, messageOf } from '../api.js';
+import { Alert, Notice } from './notices.js';
 
 interface Helpdesk {
   enabled: boolean;
@@ -105,16 +106,8 @@ export function HelpdeskSettings({ instanceId }: { instanceId: string }) {
           </div>
         </form>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="ok">
-          {notice}
-        </p>
-      )}
+      <Alert message={error} />
+      <Notice message={notice} />
       {current && (
         <dl class="secrets" id="helpdesk-current">
           <dt>Inbox</dt>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
+import { Alert } from './notices.js';
 
 interface HistoryEvent {
   position: string;
@@ -65,11 +66,7 @@ export function History({ instanceId }: { instanceId: string }) {
   return (
     <section class="card" aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <ol class="timeline" aria-label="Events, oldest first">
         {events.map((e) => (
           <li key={e.id}>
@@ -92,11 +89,7 @@ export function History({ instanceId }: { instanceId: string }) {
           Show
         </button>
       </form>
-      {stateError && (
-        <p role="alert" class="error">
-          {stateError}
-        </p>
-      )}
+      <Alert message={stateError} />
       {state && (
         <dl class="secrets" id="state-at-moment">
           <dt>Name</dt>

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
+import { Alert, Notice } from './notices.js';
 
 interface Props {
   instance: Instance;
@@ -83,16 +84,8 @@ export function InstanceSettings({ instance, onChange }: Props) {
         <input type="checkbox" checked={flags.auto_read_messages} onChange={(e) => void setFlag('auto_read_messages', e.currentTarget.checked)} /> Mark incoming
         messages read
       </label>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="ok">
-          {notice}
-        </p>
-      )}
+      <Alert message={error} />
+      <Notice message={notice} />
       <p class="muted">
         Billing: {instance.billing_status.toLowerCase()}
         {instance.cancel_at ? `, ends ${new Date(instance.cancel_at).toLocaleString()}` : ''}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, callData, messageOf, type Qr, type SessionStatus } from '../api.js';
+import { Alert } from './notices.js';
 
 /** How often the page asks: the status so "connected" shows without a reload, the QR as it rotates. */
 const STATUS_EVERY_MS = 1500;
@@ -136,11 +137,7 @@ export function Pairing({ instanceId }: { instanceId: string }) {
           )}
         </dl>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {!connected && status !== null && !pairing && (
         <button type="button" onClick={() => setPairing(true)}>
           Pair a phone

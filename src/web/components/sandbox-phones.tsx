@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, callData, messageOf, type Qr } from '../api.js';
+import { Alert, Notice } from './notices.js';
 
 interface InboxMessage {
   message_id: string;
@@ -101,16 +102,8 @@ export function SandboxPhones({ instanceId }: { instanceId: string }) {
           Create phone
         </button>
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      {notice && (
-        <p role="status" class="ok">
-          {notice}
-        </p>
-      )}
+      <Alert message={error} />
+      <Notice message={notice} />
       {phones.length > 0 && (
         <>
           <ul class="phones">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api.js';
+import { Alert } from './notices.js';
 
 interface Bucket {
   start: string;
@@ -35,11 +36,7 @@ export function Stats({ instanceId }: { instanceId: string }) {
   return (
     <section class="card" aria-labelledby="stats-title">
       <h2 id="stats-title">Statistics</h2>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {buckets.length > 0 && (
         <>
           <svg class="chart" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label="Messages in and out per day">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { callData, EVENT_TYPES, messageOf, type WebhookSettings as Settings } from '../api.js';
+import { Alert, Notice } from './notices.js';
 
 /** The webhook's URL and event types; the signing secret only when asked for. */
 export function WebhookSettings({ instanceId }: { instanceId: string }) {
@@ -85,19 +86,11 @@ export function WebhookSettings({ instanceId }: { instanceId: string }) {
               </label>
             ))}
           </fieldset>
-          {saved && (
-            <p role="status" class="ok">
-              {saved}
-            </p>
-          )}
+          <Notice message={saved} />
           <button type="submit">Save webhook</button>
         </form>
       )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <div class="secret">
         <button type="button" class="secondary" aria-expanded={showSecret} onClick={() => setShowSecret(!showSecret)}>
           {showSecret ? 'Hide signing secret' : 'Show signing secret'}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api.js';
+import { Alert } from '../components/notices.js';
 
 interface AccountDetails {
   account_id: string;
@@ -36,11 +37,7 @@ export function AccountPage() {
   return (
     <>
       <h1 tabIndex={-1}>Account</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {account && (
         <section class="card" aria-labelledby="credentials-title">
           <h2 id="credentials-title">Client credentials</h2>

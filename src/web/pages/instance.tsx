@@ -10,6 +10,7 @@ import { SandboxPhones } from '../components/sandbox-phones.js';
 import { WebhookSettings } from '../components/webhook-settings.js';
 import { takeCreatedToken } from '../created.js';
 import { hrefOf, onLink } from '../router.js';
+import { Alert } from '../components/notices.js';
 
 export function InstancePage({ id }: { id: string }) {
   const [instance, setInstance] = useState<Instance | null>(null);
@@ -33,11 +34,7 @@ export function InstancePage({ id }: { id: string }) {
         </a>
       </p>
       <h1 tabIndex={-1}>{instance ? instance.name : 'Instance'}</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {instance && (
         <>
           <p class="muted">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { rememberCreated } from '../created.js';
 import { call, messageOf, type Instance, type InstancePage } from '../api.js';
 import { go, hrefOf, onLink } from '../router.js';
+import { Alert } from '../components/notices.js';
 
 const PAGE_SIZE = 20;
 const BILLING_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'EXPIRED', 'CANCELED'];
@@ -54,11 +55,7 @@ export function InstancesPage() {
           <input id="instance-name" required minLength={3} maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} />
           <button type="submit">Create instance</button>
         </form>
-        {createError && (
-          <p role="alert" class="error">
-            {createError}
-          </p>
-        )}
+        <Alert message={createError} />
       </section>
       <section class="card" aria-labelledby="list-title">
         <h2 id="list-title">Your instances</h2>
@@ -107,11 +104,7 @@ export function InstancesPage() {
             </select>
           </div>
         </div>
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         {list && list.content.length === 0 && <p>No instances{query || connected || billing ? ' match' : ' yet'}.</p>}
         {list && list.content.length > 0 && (
           <ul class="instances">

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call, messageOf, type SignedUp } from '../api.js';
 import { hrefOf, onLink } from '../router.js';
+import { Alert } from '../components/notices.js';
 
 interface Props {
   mode: 'sign-in' | 'sign-up';
@@ -84,11 +85,7 @@ export function SignInPage({ mode, onSignedIn }: Props) {
             8 to 256 characters.
           </p>
         )}
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
         <button type="submit" disabled={busy}>
           {signingUp ? 'Create account' : 'Sign in'}
         </button>
