@@ -65,6 +65,19 @@ export function freePort(): Promise<number> {
 export const UNTHROTTLED = { RATE_LIMIT_ACCOUNT_PER_S: '1000000000', RATE_LIMIT_INSTANCE_PER_S: '1000000000' };
 
 export async function startChild(entry: string, env: Record<string, string>): Promise<Child> {
+  // A port found free can be taken before the child binds it: a child that exits early gets another.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startChildOnce(entry, env);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof ExitedEarly)) throw error;
+    }
+  }
+}
+
+class ExitedEarly extends Error {}
+
+async function startChildOnce(entry: string, env: Record<string, string>): Promise<Child> {
   const port = await freePort();
   // Built JavaScript runs as production does (`npm start`); TypeScript fixtures go through tsx.
   const args = entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
@@ -78,7 +91,7 @@ export async function startChild(entry: string, env: Record<string, string>): Pr
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`${entry} exited before answering`);
+    if (exited) throw new ExitedEarly(`${entry} exited before answering`);
     if (Date.now() > deadline) throw new Error(`${entry} did not answer within 60 s`);
     try {
       await fetch(`${origin}/health`);

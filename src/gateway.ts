@@ -329,17 +329,6 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     realtimeStreams: () => realtime.stats().streams,
   });
   const metricsServer = config.METRICS_PORT === undefined ? null : await serveMetrics(metrics, config.METRICS_PORT, config.HOST);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
-  logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
-  // Paired sessions come back after the listener is up, so /health answers while they connect.
-  await manager.start();
-  bridge.start();
-
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -365,6 +354,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await backends.close();
       logger.info('gateway stopped');
     })());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  }).catch(async (error: unknown) => {
+    // A port already taken must not leave the stores open and the data directory locked.
+    await stop().catch(() => undefined);
+    throw error;
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
+  // Paired sessions come back after the listener is up, so /health answers while they connect.
+  await manager.start();
+  bridge.start();
 
   const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
   return { url, server, events: backends.events, realtime, metricsUrl, stop };

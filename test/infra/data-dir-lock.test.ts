@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { DataDirInUseError, lockDataDir } from '../../src/infra/data-dir-lock.js';
 import { openBackends } from '../../src/infra/backends.js';
 import { loadConfig } from '../../src/infra/config/config.js';
+import { startGateway } from '../../src/gateway.js';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 
 describe('DATA_DIR lock (one gateway process per data directory)', function () {
   this.timeout(30_000);
@@ -76,5 +79,19 @@ describe('DATA_DIR lock (one gateway process per data directory)', function () {
     await writeFile(join(dir, 'gateway.lock'), '999999999');
     const release = await lockDataDir(dir);
     await release();
+  });
+  it('releases the data directory when the gateway cannot take its port', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const env = { DATA_DIR: dir, HOST: '127.0.0.1', LOG_LEVEL: 'silent', EVENTSTORE_URL: '', MONGODB_URL: '' };
+      const error = await startGateway(loadConfig({ ...env, PORT: String(port) })).catch((e: unknown) => e);
+      expect((error as NodeJS.ErrnoException).code).to.equal('EADDRINUSE');
+      const gateway = await startGateway(loadConfig({ ...env, PORT: '0' }));
+      await gateway.stop();
+    } finally {
+      taken.close();
+    }
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bench/child.js';
 import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
-import { loadConfig } from '../../src/infra/config/config.js';
+import { loadConfig, type Config } from '../../src/infra/config/config.js';
 import { sharedTestServerUrl } from '../servers/mongodb/targets.js';
 import { eventStoreFor, releaseEventStore } from '../servers/eventstore/targets.js';
 
@@ -60,12 +60,11 @@ export const onTestServers = () => process.env.TEST_DOCSTORE === 'mongodb' || pr
 
 export async function startTestGateway(env: Record<string, string> = {}, options: GatewayOptions = {}, dataDir?: string): Promise<TestGateway> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
-  const port = await freePort();
   // TEST_DOCSTORE=mongodb runs any suite with the read models on the MongoDB test server.
   const docstore = process.env.TEST_DOCSTORE === 'mongodb' && env.MONGODB_URL === undefined ? { MONGODB_URL: await sharedTestServerUrl(dir) } : {};
   // TEST_EVENTSTORE=esdb: the event log on the EventStoreDB test server instead.
   const eventstore = process.env.TEST_EVENTSTORE === 'esdb' && env.EVENTSTORE_URL === undefined ? { EVENTSTORE_URL: await eventStoreFor(dir) } : {};
-  const config = loadConfig({
+  const configFor = (port: number) => loadConfig({
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     HOST: '127.0.0.1',
@@ -80,7 +79,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     RATE_LIMIT_INSTANCE_PER_S: '100000',
     ...env,
   });
-  const gateway = await startGateway(config, options);
+  const gateway = await startOnFreePort(configFor, env.PORT === undefined, options);
   return {
     gateway,
     dataDir: dir,
@@ -93,6 +92,20 @@ export async function startTestGateway(env: Record<string, string> = {}, options
       }
     },
   };
+}
+
+/**
+ * A port found free can be taken before the gateway binds it (another suite's server, an outgoing
+ * connection's local port): a fresh port is tried then, unless the test chose the port itself.
+ */
+async function startOnFreePort(configFor: (port: number) => Config, retry: boolean, options: GatewayOptions): Promise<Gateway> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startGateway(configFor(await freePort()), options);
+    } catch (error) {
+      if (!retry || attempt >= 5 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    }
+  }
 }
 
 let counter = 0;
