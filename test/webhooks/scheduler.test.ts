@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import { Known, stubOf } from '../../src/webhooks/dispatch/known.js';
+import { Known, stubOf } from '../../src/webhooks/dispatch/held-deliveries.js';
 import { Scheduler, type SchedulerLimits, type Stub, type Work } from '../../src/webhooks/dispatch/scheduler.js';
 
 const limits = (over: Partial<SchedulerLimits> = {}): SchedulerLimits => ({

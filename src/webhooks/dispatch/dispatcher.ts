@@ -6,7 +6,7 @@ import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
 import type { DeliveryDoc, DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
-import { Known } from './known.js';
+import { Known } from './held-deliveries.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { RetryLoader } from './retry-loader.js';

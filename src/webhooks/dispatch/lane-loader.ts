@@ -1,7 +1,7 @@
 import type { Logger } from '../../infra/logging/logger.js';
 import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
-import { stubOf, type Known } from './known.js';
+import { stubOf, type Known } from './held-deliveries.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';
 
 const SWEEP_MS = 1000;
