@@ -25,7 +25,7 @@ function importsOf(file: string, text: string): string[] {
 
 const layer = (path: string) => path.split('/')[0] as string;
 /** The composition root may wire anything to anything. */
-const ROOTS = new Set(['gateway.ts', 'main.ts']);
+const ROOTS = new Set(['composition-root.ts', 'main.ts']);
 
 /**
  * The layer map of ARCHITECTURE.md: the domain imports only itself; only src/api (and the
@@ -56,7 +56,7 @@ describe('the layer map', () => {
       ['sessions/networks.ts', ['api/route.ts']],
       ['infra/metrics/metrics.ts', ['domain/errors.ts']],
       ['api/app.ts', ['domain/errors.ts', 'infra/clock.ts']],
-      ['gateway.ts', ['api/app.ts']],
+      ['composition-root.ts', ['api/app.ts']],
     ]);
     expect(forbiddenEdges(added)).to.deep.equal([
       'domain/instance/billing.ts -> infra/clock.ts (the domain imports only itself)',
