@@ -82,7 +82,7 @@ import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
 import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
 import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
-import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { BridgeOutbox } from './helpdesk/bridge/outbox.js';
 import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
 import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
 import { ImportHistory } from './helpdesk/bridge/import-history.js';

@@ -4,7 +4,7 @@ import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
-import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
+import { WebhookReactor } from './webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
 import type { DeliveryDoc } from './deliveries/documents.js';
 import { RetentionSweeper } from './deliveries/retention.js';

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
-import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
+import type { QueuedNotice } from '../webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
 import type { DeliveryDoc, DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';

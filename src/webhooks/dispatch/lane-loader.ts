@@ -1,5 +1,5 @@
 import type { Logger } from '../../infra/logging/logger.js';
-import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
+import type { QueuedNotice } from '../webhook-reactor.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { stubOf, type HeldDeliveries } from './held-deliveries.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';

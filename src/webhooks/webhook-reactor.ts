@@ -1,20 +1,20 @@
-import { isLapsed, evolveBilling, NO_BILLING } from '../../domain/instance/billing.js';
-import { InstanceEventSchemas, type InstanceEvent } from '../../domain/instance/events.js';
-import { BoundedMap } from '../../infra/bounded-map.js';
-import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import { isOneOf, type RecordedEvent } from '../../domain/recorded.js';
-import type { Logger } from '../../infra/logging/logger.js';
-import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
+import { isLapsed, evolveBilling, NO_BILLING } from '../domain/instance/billing.js';
+import { InstanceEventSchemas, type InstanceEvent } from '../domain/instance/events.js';
+import { BoundedMap } from '../infra/bounded-map.js';
+import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
+import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
+import type { Logger } from '../infra/logging/logger.js';
+import { RENDERED_EVENT_TYPES, rendererOf } from './bodies/render.js';
 import {
   HOOKS,
   deliveryId,
   ensureDeliveryIndexes,
   type DeliveryDoc,
   type HookDoc,
-} from '../../webhooks/deliveries/documents.js';
-import { DeliveryRepo } from '../../webhooks/deliveries/delivery-repo.js';
-import { saveOp } from '../../webhooks/deliveries/outcomes.js';
-import { occurredAt, type Projection } from '../projection.js';
+} from './deliveries/documents.js';
+import { DeliveryRepo } from './deliveries/delivery-repo.js';
+import { saveOp } from './deliveries/outcomes.js';
+import { occurredAt, type Projection } from '../projections/projection.js';
 
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
 const MEMO_CAPACITY = 5000;

@@ -1,9 +1,9 @@
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
-import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from '../../helpdesk/bridge/jobs.js';
-import { isGroupJid } from '../../helpdesk/addresses.js';
-import type { Projection } from '../projection.js';
+import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from './jobs.js';
+import { isGroupJid } from '../addresses.js';
+import type { Projection } from '../../projections/projection.js';
 
 const BRIDGES = 'helpdesk_bridges';
 
