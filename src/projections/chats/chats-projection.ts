@@ -1,7 +1,7 @@
 import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const CHATS = 'chats';
 
@@ -42,7 +42,6 @@ export interface ChatDoc extends Document {
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
 type Changes = SessionEventData<'ChatUpdated'>['changes'];
 
-const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
 const key = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 const isLid = (jid: string) => jid.endsWith('@lid');
 /**
@@ -204,7 +203,7 @@ export const chatsProjection: Projection = {
   },
 
   apply(event) {
-    const instanceId = instanceIdOf(event);
+    const instanceId = idOfStream(event.streamId);
     switch (event.type) {
       case 'HistorySyncReceived': {
         const d = event.data;

@@ -3,6 +3,7 @@ import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import type { Projection } from '../projection.js';
 import type { Actor } from '../../domain/actor.js';
 import { readAudit } from '../history/audit-metadata.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const SEND_QUEUE = 'send_queue';
 
@@ -39,7 +40,7 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
       const send = event.data;
       const queuedMs = Date.parse(typeof event.metadata.occurredAt === 'string' ? event.metadata.occurredAt : event.created.toISOString());
       const fields: Omit<QueuedSendDoc, '_id'> = {
-        instance_id: event.streamId.slice(event.streamId.indexOf('-') + 1),
+        instance_id: idOfStream(event.streamId),
         account_id: typeof event.metadata.accountId === 'string' ? event.metadata.accountId : '',
         pos: Number(event.position),
         state: 'pending',
