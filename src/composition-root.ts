@@ -91,7 +91,7 @@ import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
 import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
 
-export const VERSION = '1.0.0';
+const VERSION = '1.0.0';
 
 export interface GatewayOptions {
   clock?: Clock;

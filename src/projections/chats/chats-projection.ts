@@ -49,7 +49,7 @@ const isLid = (jid: string) => jid.endsWith('@lid');
  * that jid, which is a LID's document once the pair folded it (see lid-fold below).
  */
 export const chatFilter = (instanceId: string, jid: string) => (isLid(jid) ? { _id: key(instanceId, jid) } : { instance_id: instanceId, jid });
-export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
+const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
 
 /**
  * The chat list is ours to keep (the network library stores nothing): a reducer over history
@@ -267,7 +267,7 @@ export const chatsProjection: Projection = {
  * cannot read the LID chat's values to add them into a second document, so relabelling in place
  * is how its history survives; re-applied, the writes match nothing new (idempotent).
  */
-export function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
+function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
   if (!isLid(lid) || phoneOf(pn) === '') return [];
   return [
     { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, lid), jid: lid }, update: { $set: { jid: pn, phone: phoneOf(pn), lid } } },

@@ -36,7 +36,7 @@ export interface LidDoc extends Document {
   pn: string;
 }
 
-export const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 
 /** Phone numbers and LIDs are both kept: replying to a LID-only sender needs the pair. */
 function lidPairs(instanceId: string, pairs: { pn?: string; lid?: string }[]): WriteOp[] {
