@@ -1,5 +1,6 @@
 import type { NetworkConnection } from '../sessions/port.js';
-import { networkCall, type SessionManager } from '../sessions/session-manager.js';
+import { networkCall } from '../sessions/network-call.js';
+import type { SessionManager } from '../sessions/session-manager.js';
 
 /**
  * Runs one operation on an instance's live connection (409 not_connected without one), its
