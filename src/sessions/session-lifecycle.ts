@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { DomainError } from '../domain/errors.js';
 import { withoutBroadcasts } from '../domain/session/broadcasts.js';
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
-import { emptyStatus, foldLiveStatus } from '../projections/sessions/live-status.js';
+import { evolveSessionStatus, initialSessionStatus } from '../domain/session/session-status.js';
+import type { Clock } from '../infra/clock.js';
 import type { SessionStatusDoc } from '../projections/sessions/sessions-projection.js';
 import { PairingWaiters } from './pairing-waiters.js';
 import type { LiveSession } from './policies/live-session.js';
@@ -36,7 +37,7 @@ export interface Slot {
   open: boolean;
   /** Credentials exist (paired before), so a lost connection is worth re-opening. */
   paired: boolean;
-  /** What this session reported of itself, folded as the sessions projection folds it. */
+  /** What this session reported of itself: the session status fold, as the read model has it. */
   status: SessionStatusDoc;
   /**
    * The log's last word on this session is SessionConnected (read models show it connected), so
@@ -57,6 +58,8 @@ export interface SessionLifecycleOptions {
   log: SessionLog;
   authState: (instanceId: string) => AuthStateStore;
   logger: Logger;
+  /** Stamps the live status's times (connected_at, last_disconnect) as the recorder stamps the events. */
+  clock: Clock;
   backoff: BackoffSettings;
   random: () => number;
   storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
@@ -100,7 +103,7 @@ export class SessionLifecycle {
       generation: 0,
       open: false,
       paired,
-      status: paired && known ? known : emptyStatus(instanceId),
+      status: paired && known ? known : { _id: instanceId, ...initialSessionStatus() },
       announced: paired && known?.connected === true,
       waiters: new PairingWaiters(),
       attempt: 0,
@@ -208,8 +211,9 @@ export class SessionLifecycle {
       }
     }
     await this.record(slot, events);
-    // Once stored, as the read model would learn it, so the two never disagree about the past.
-    for (const event of events) slot.status = foldLiveStatus(slot.status, event);
+    // Once stored, by the read model's own fold, so the two never disagree about the past.
+    const at = this.o.clock.now().toISOString();
+    for (const event of events) slot.status = evolveSessionStatus(slot.status, event, at);
     if (events.some((e) => e.type === 'SessionConnected')) {
       slot.announced = true;
       slot.waiters.settleOpen(slot.open);

@@ -24,7 +24,7 @@ export interface SessionManagerOptions {
   instances: InstanceQueries;
   sessions: SessionQueries;
   logger: Logger;
-  /** Stamps what the manager itself records (the ReadSelf receipt of an auto-read). */
+  /** Stamps what the manager itself records (the ReadSelf receipt of an auto-read) and the live status. */
   clock?: Clock;
   backoff?: BackoffSettings;
   random?: () => number;
@@ -50,13 +50,15 @@ export class SessionManager {
   private readonly lifecycle: SessionLifecycle;
 
   constructor(private readonly o: SessionManagerOptions) {
-    const autoRead = new AutoRead(o.instances, o.clock ?? systemClock, o.logger);
+    const clock = o.clock ?? systemClock;
+    const autoRead = new AutoRead(o.instances, clock, o.logger);
     const callRejection = new CallRejection(o.instances, o.logger);
     this.lifecycle = new SessionLifecycle({
       network: o.network,
       log: o.recorder,
       authState: o.authState,
       logger: o.logger,
+      clock,
       backoff: o.backoff ?? DEFAULT_BACKOFF,
       random: o.random ?? Math.random,
       ...(o.storedMessage ? { storedMessage: o.storedMessage } : {}),
