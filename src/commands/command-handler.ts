@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Decider, DomainEvent } from '../domain/decider.js';
+import { isOwnEvent, type Decider, type DomainEvent } from '../domain/decider.js';
 import { conflict } from '../domain/errors.js';
 import { typedEvent, type StoredEvent } from '../domain/recorded.js';
 import { BoundedMap } from '../infra/bounded-map.js';
@@ -123,9 +123,9 @@ export class CommandHandler {
         this.malformed(raw.id, raw.type, streamId, typed.reason);
         continue;
       }
-      // Checked against its schema; a stream holds its own concept's events only, which are the
-      // decider's: the one narrowing the compiler cannot follow from the stream name.
-      state = decider.evolve(state, typed.event as StoredEvent as Event);
+      // Checked against its schema, then by its type: what else the stream carries is not the
+      // decider's to fold (sign-ins beside an account's decisions, an agent's replies).
+      if (isOwnEvent(decider, typed.event)) state = decider.evolve(state, typed.event);
     }
     if (recorded.length > 0) this.cache.set(streamId, { revision, state });
     return { state, revision };

@@ -1,5 +1,5 @@
 import type { Decider } from '../decider.js';
-import type { AccountEvent } from './events.js';
+import { ClientSecretRotated, type AccountEvent } from './events.js';
 
 export interface AccountState {
   secretRotations: number;
@@ -12,16 +12,14 @@ export type RotateClientSecret = {
 
 /** The per-account stream carries what changes after sign-up. */
 export const accountDecider: Decider<AccountState, RotateClientSecret, AccountEvent> = {
+  eventTypes: { ClientSecretRotated },
+
   initialState: () => ({ secretRotations: 0 }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'ClientSecretRotated':
         return { secretRotations: state.secretRotations + 1 };
-      // Sign-ins share the stream for the audit trail; they change nothing a decision reads.
-      case 'SignInSucceeded':
-      case 'SignInFailed':
-        return state;
     }
   },
 
