@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { isOwnEvent, type Decider, type DomainEvent } from '../domain/decider.js';
+import { auditMetadata, type CommandContext } from '../domain/audit.js';
 import { conflict } from '../domain/errors.js';
 import { typedEvent, type StoredEvent } from '../domain/recorded.js';
 import { BoundedMap } from '../infra/bounded-map.js';
@@ -8,37 +9,15 @@ import {
   WrongExpectedRevisionError,
   type EventData,
   type EventStore,
-  type JsonObject,
 } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import { KeyedLock } from './keyed-lock.js';
 
-/**
- * Who caused a change, stored with every event for audit (CONTRACT.md, History): the account
- * (its JWT), an instance token pair, the messaging network, the gateway itself, or the helpdesk.
- */
-export type Actor =
-  | { kind: 'account'; id: string }
-  | { kind: 'instance_token'; id: string }
-  | { kind: 'network'; id: string }
-  | { kind: 'system'; id?: string }
-  | { kind: 'helpdesk'; id?: string };
-
-export type ActorKind = Actor['kind'];
-
-export const ACTOR_KINDS: readonly ActorKind[] = ['account', 'instance_token', 'network', 'system', 'helpdesk'];
-
-export interface CommandContext {
-  actor: Actor;
-  /** The HTTP request id, or the network happening, that started the chain of changes. */
-  correlationId: string;
-  /** The event or command that caused this one; the correlation id when it came in directly. */
-  causationId?: string;
-  accountId?: string;
-  instanceId?: string;
-  /** When the command decided; default: the clock at append time. */
-  occurredAt?: Date;
-}
+// Kept for the importers of the Actor and the audit context from here (branch `layout` moves
+// them to the domain's own files); the definitions live below both the commands and the sessions.
+export type { Actor, ActorKind } from '../domain/actor.js';
+export { ACTOR_KINDS } from '../domain/actor.js';
+export { auditMetadata, type CommandContext } from '../domain/audit.js';
 
 export interface CommandResult<Event> {
   events: Event[];
@@ -140,17 +119,4 @@ export class CommandHandler {
   private toEventData(event: DomainEvent, context: CommandContext): EventData {
     return { id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata: auditMetadata(context, context.occurredAt ?? this.clock.now()) };
   }
-}
-
-/** The metadata every append path writes: when, who, and the correlation and causation ids. */
-export function auditMetadata(context: CommandContext, occurredAt: Date): JsonObject {
-  const metadata: JsonObject = {
-    occurredAt: occurredAt.toISOString(),
-    actor: context.actor,
-    correlationId: context.correlationId,
-    causationId: context.causationId ?? context.correlationId,
-  };
-  if (context.accountId) metadata.accountId = context.accountId;
-  if (context.instanceId) metadata.instanceId = context.instanceId;
-  return metadata;
 }

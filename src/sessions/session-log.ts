@@ -1,4 +1,4 @@
-import type { CommandContext } from '../commands/command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { SessionEvent } from '../domain/session/events.js';
 
 /**

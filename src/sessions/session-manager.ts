@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { CommandContext } from '../commands/command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import { conflict, DomainError } from '../domain/errors.js';
 import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
 import type { NetworkMessage } from '../domain/session/events.js';

@@ -1,5 +1,5 @@
+import { auditMetadata, type CommandContext } from '../domain/audit.js';
 import { sessionStream, type SessionEvent } from '../domain/session/events.js';
-import { auditMetadata, type CommandContext } from '../commands/command-handler.js';
 import type { Clock } from '../infra/clock.js';
 import type { EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
