@@ -18,6 +18,8 @@ import type { SessionLog } from './session-log.js';
  */
 export interface SessionHandover {
   movedElsewhere(instanceId: string): Promise<boolean>;
+  /** Asked before every connect: false when another node owns the session (it is then let go here, unrecorded). */
+  mayOpen?(instanceId: string): Promise<boolean>;
 }
 
 /** What a stop the session will not recover from by itself says to the operator. */
@@ -128,6 +130,10 @@ export class SessionLifecycle {
     const storedMessage = this.o.storedMessage;
     slot.connecting = (async () => {
       try {
+        if (this.o.handover?.mayOpen && !(await this.o.handover.mayOpen(slot.instanceId))) {
+          if (generation === slot.generation) await this.retire(slot);
+          return;
+        }
         const connection = await this.o.network.connect({
           instanceId: slot.instanceId,
           accountId: slot.accountId,

@@ -105,6 +105,18 @@ export class SessionManager {
     return counts;
   }
 
+  /** A socket is open, opening or due to reconnect here (the multi-node ownership keeps the lease of such a session). */
+  isLive(instanceId: string): boolean {
+    const slot = this.lifecycle.get(instanceId);
+    return slot !== undefined && (slot.open || slot.connection !== null || slot.connecting !== null || slot.timer !== null);
+  }
+
+  /** Closes the session here without recording anything: another node took it over and records what it sees. */
+  async release(instanceId: string): Promise<void> {
+    const slot = this.lifecycle.get(instanceId);
+    if (slot) await this.lifecycle.retire(slot);
+  }
+
   isConnected(instanceId: string): boolean {
     return this.lifecycle.get(instanceId)?.open ?? false;
   }
