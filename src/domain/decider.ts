@@ -8,8 +8,8 @@ export type DomainEvent<Type extends string = string, Data extends object = obje
 };
 
 /**
- * A decider's own event types, one key per member of its union (its schemas serve): spelled as
- * a record so the compiler checks that none is missing.
+ * A decider's own event types, one key per member of its union (`true`, or its schema map):
+ * spelled as a record so the compiler checks that none is missing and none is extra.
  */
 export type EventTypesOf<Event extends DomainEvent> = { readonly [K in Event['type']]: unknown };
 

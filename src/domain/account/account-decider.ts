@@ -1,5 +1,5 @@
 import type { Decider } from '../decider.js';
-import { ClientSecretRotated, type AccountEvent } from './events.js';
+import type { AccountEvent } from './events.js';
 
 export interface AccountState {
   secretRotations: number;
@@ -12,7 +12,7 @@ export type RotateClientSecret = {
 
 /** The per-account stream carries what changes after sign-up. */
 export const accountDecider: Decider<AccountState, RotateClientSecret, AccountEvent> = {
-  eventTypes: { ClientSecretRotated },
+  eventTypes: { ClientSecretRotated: true },
 
   initialState: () => ({ secretRotations: 0 }),
 

@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.js';
 import { conflict } from '../errors.js';
-import { AccountRegistered, type AccountRegistryEvent } from './events.js';
+import type { AccountRegistryEvent } from './events.js';
 
 /**
  * The registered e-mails, by the order they registered in, shared by the successive states of one
@@ -38,7 +38,7 @@ export type RegisterAccount = {
 };
 
 export const registryDecider: Decider<RegistryState, RegisterAccount, AccountRegistryEvent> = {
-  eventTypes: { AccountRegistered },
+  eventTypes: { AccountRegistered: true },
 
   initialState: () => ({ count: 0, emails: new EmailIndex() }),
 

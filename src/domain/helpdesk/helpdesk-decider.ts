@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.js';
 import { conflict, invalidInput, notFound } from '../errors.js';
-import { HelpdeskConfigured, HelpdeskRemoved, type HelpdeskConfiguredData, type HelpdeskEvent } from './events.js';
+import type { HelpdeskConfiguredData, HelpdeskEvent } from './events.js';
 
 export interface HelpdeskState {
   config: HelpdeskConfiguredData | null;
@@ -26,7 +26,7 @@ export type HelpdeskCommand = SaveHelpdesk | { type: 'RemoveHelpdesk' };
 
 export const helpdeskDecider: Decider<HelpdeskState, HelpdeskCommand, HelpdeskEvent> = {
   // The stream also carries the helpdesk's own happenings (agents' replies): facts, not decisions.
-  eventTypes: { HelpdeskConfigured, HelpdeskRemoved },
+  eventTypes: { HelpdeskConfigured: true, HelpdeskRemoved: true },
 
   initialState: () => ({ config: null, removals: 0 }),
 
