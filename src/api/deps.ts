@@ -1,5 +1,5 @@
 import type { AccountCommands } from '../commands/accounts.js';
-import type { CommandContext } from '../commands/command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { InstanceCommands } from '../commands/instances.js';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';

@@ -7,7 +7,8 @@ import type { Clock } from '../infra/clock.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import { randomToken, tokenHash } from '../infra/crypto/secrets.js';
 import type { IdGenerator } from '../infra/ids.js';
-import type { CommandContext, CommandHandler } from './command-handler.js';
+import type { CommandHandler } from './command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 
 export interface InstanceCommandsOptions {

@@ -3,7 +3,7 @@ import type { Clock } from '../infra/clock.js';
 import type { EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import type { Actor } from '../domain/actor.js';
-import { auditMetadata } from './command-handler.js';
+import { auditMetadata } from '../domain/audit.js';
 
 export type SignInMethod = SignInEvent['data']['method'];
 

@@ -43,21 +43,6 @@ export function forbiddenEdges(files: Map<string, string[]>): string[] {
   return bad;
 }
 
-/**
- * Edges between top folders that close a cycle today and are being removed on another branch;
- * each names the branch. The lead deletes an entry when that branch is merged, and the check
- * below then holds the line.
- */
-const CYCLE_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
-  // Branch `structure` (issue 14) breaks commands <-> sessions: the session manager and recorder
-  // append through commands/command-handler.ts.
-  ['sessions -> commands', 'structure'],
-  // The same knot seen from the helpdesk: the bridge calls the network through
-  // commands/network-call.ts, a helper over the session manager that goes where `structure`
-  // puts the network calls now in commands.
-  ['helpdesk -> commands', 'structure'],
-]);
-
 /** Folder-to-folder imports among src's top folders (the composition root's files left out). */
 export function folderEdges(files: Map<string, string[]>): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
@@ -66,7 +51,6 @@ export function folderEdges(files: Map<string, string[]>): Map<string, Set<strin
     for (const target of imports) {
       const [from, to] = [layer(file), layer(target)];
       if (from === to || ROOTS.has(target)) continue;
-      if (CYCLE_EXCEPTIONS.has(`${from} -> ${to}`)) continue;
       edges.set(from, (edges.get(from) ?? new Set()).add(to));
     }
   }
@@ -126,16 +110,6 @@ describe('the layer map', () => {
       ['api/app.ts', ['composition-root.ts']],
     ]);
     expect(folderCycles(folderEdges(files))).to.deep.equal(['billing -> projections -> webhooks -> billing', 'commands -> projections -> commands']);
-  });
-
-  it('leaves out only the named exception edges', () => {
-    const files = new Map([
-      ['sessions/session-manager.ts', ['commands/command-handler.ts']],
-      ['commands/chat-actions.ts', ['sessions/port.ts']],
-      ['commands/messaging.ts', ['sessions/port.ts']],
-    ]);
-    expect(folderEdges(files)).to.deep.equal(new Map([['commands', new Set(['sessions'])]]));
-    expect([...CYCLE_EXCEPTIONS.keys()]).to.deep.equal(['sessions -> commands', 'helpdesk -> commands']);
   });
 
   it('reads static, type-only, re-exported and dynamic imports', () => {

@@ -12,16 +12,14 @@ export type RotateClientSecret = {
 
 /** The per-account stream carries what changes after sign-up. */
 export const accountDecider: Decider<AccountState, RotateClientSecret, AccountEvent> = {
+  eventTypes: { ClientSecretRotated: true },
+
   initialState: () => ({ secretRotations: 0 }),
 
   evolve(state, event) {
     switch (event.type) {
       case 'ClientSecretRotated':
         return { secretRotations: state.secretRotations + 1 };
-      // Sign-ins share the stream for the audit trail; they change nothing a decision reads.
-      case 'SignInSucceeded':
-      case 'SignInFailed':
-        return state;
     }
   },
 

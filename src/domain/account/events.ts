@@ -32,4 +32,5 @@ export type SignInEvent =
   | { type: 'SignInSucceeded'; data: Static<typeof SignInSucceeded> }
   | { type: 'SignInFailed'; data: Static<typeof SignInFailed> };
 export type AccountRegistryEvent = { type: 'AccountRegistered'; data: Static<typeof AccountRegistered> };
-export type AccountEvent = { type: 'ClientSecretRotated'; data: Static<typeof ClientSecretRotated> } | SignInEvent;
+/** What the account's decider decides and folds; sign-ins share its stream as facts beside them. */
+export type AccountEvent = { type: 'ClientSecretRotated'; data: Static<typeof ClientSecretRotated> };
