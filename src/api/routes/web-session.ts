@@ -33,9 +33,10 @@ export function webSessionRoutes(deps: ApiDeps): AnyRoute[] {
       body: Type.Union([LoginBody, TokenBody]),
       response: { description: 'signed in; the cookie carries the access token', schema: SessionAnswer },
       errors: [401, 429],
-      handler: async ({ body, ip }) => {
+      handler: async ({ body, ip, koa }) => {
+        const client = { address: ip, userAgent: koa.get('user-agent'), via: 'web_app' } as const;
         const { access_token, expires_in } =
-          'email' in body ? await deps.signIn.login(body.email, body.password, ip) : await deps.signIn.token(body.client_token, body.client_secret, ip);
+          'email' in body ? await deps.signIn.login(body.email, body.password, client) : await deps.signIn.token(body.client_token, body.client_secret, client);
         return { body: { expires_in }, headers: { 'Set-Cookie': sessionCookie(access_token, expires_in, secure), 'Cache-Control': 'no-store' } };
       },
     }),
