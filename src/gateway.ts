@@ -25,6 +25,7 @@ import { AccessTokenQueries } from './projections/accounts/access-token-queries.
 import { TokenRegistry } from './api/auth/token-registry.js';
 import { AccessTokenCommands } from './commands/access-tokens.js';
 import { accountTokenRoutes } from './api/routes/account-tokens.js';
+import { SignOut } from './api/auth/sign-out.js';
 import { InstanceQueries } from './projections/instances/instance-queries.js';
 import { instancesProjection } from './projections/instances/instances-projection.js';
 import { ProjectionRunner } from './projections/runner.js';
@@ -177,6 +178,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
+  const tokenCommands = new AccessTokenCommands(handler, rw, accessTokens, clock);
   const deps: ApiDeps = {
     config,
     clock,
@@ -192,6 +194,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       new EventSignInRecorder(backends.events, ids, clock, rw),
       ids,
     ),
+    signOut: new SignOut(jwt, tokenCommands, clock),
     accountQueries,
     instanceQueries,
     health: {
@@ -299,7 +302,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
     ...webSessionRoutes(deps),
-    ...accountTokenRoutes({ accounts: accountQueries, tokens: accessTokens, commands: new AccessTokenCommands(handler, rw, accessTokens, clock), clock }),
+    ...accountTokenRoutes({ accounts: accountQueries, tokens: accessTokens, commands: tokenCommands, clock }),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);

@@ -113,6 +113,26 @@ describe('active access tokens of an account (GET /account/tokens, POST /account
     expect(JSON.stringify(events)).to.not.include(other);
   });
 
+  it("signing the web app out ends its token; a DELETE without the app's header only clears the cookie", async () => {
+    const a = await newAccount(t.api);
+    const forged = await webApp(a);
+    const cookieOf = (token: string) => ({ cookie: `gw_session=${token}` });
+    const bare = await t.api('DELETE', '/app/session', { headers: cookieOf(forged) });
+    expect(bare.status).to.equal(200);
+    expect((await t.api('GET', '/account', { headers: cookieOf(forged) })).status, 'another site cannot end a session').to.equal(200);
+
+    const session = await webApp(a);
+    const id = (await t.api('GET', '/account/tokens', { headers: cookieOf(session) })).body.tokens.find((x: any) => x.current).id as string;
+    const out = await t.api('DELETE', '/app/session', { headers: { ...cookieOf(session), 'x-gateway-app': '1' } });
+    expect(out.status, out.text).to.equal(200);
+    expect(out.headers.get('set-cookie')).to.match(/gw_session=;.*Max-Age=0/);
+    expectError(await t.api('GET', '/account', { headers: cookieOf(session) }), 401, 'unauthorized');
+    expect((await list(a.jwt)).body.tokens.map((x: any) => x.id)).to.not.include(id);
+    // Signing out again, or with a dead token, is still a sign-out.
+    expect((await t.api('DELETE', '/app/session', { headers: { ...cookieOf(session), 'x-gateway-app': '1' } })).status).to.equal(200);
+    expect((await t.api('DELETE', '/app/session', { headers: { cookie: 'gw_session=garbage', 'x-gateway-app': '1' } })).status).to.equal(200);
+  });
+
   it('drops the tokens a client-secret rotation ended', async () => {
     const a = await newAccount(t.api);
     await exchange(a);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sessionCookie } from '../auth/session-cookie.js';
+import { cookieToken, sessionCookie } from '../auth/session-cookie.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { LoginBody, TokenBody } from '../schemas/account.js';
@@ -44,10 +44,15 @@ export function webSessionRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'delete',
       path: '/app/session',
       tag: TAG,
-      summary: 'Sign out the web app: clears the session cookie',
+      summary: 'Sign out the web app: revokes the session\'s access token (sent with the app\'s header) and clears the session cookie',
       auth: 'public',
       response: { description: 'signed out', schema: Type.Object({}) },
-      handler: () => ({ body: {}, headers: { 'Set-Cookie': sessionCookie('', 0, secure) } }),
+      handler: async ({ koa, requestId }) => {
+        // Only with the app's header (cookieToken): another site cannot end a session, even a little.
+        const token = cookieToken(koa);
+        if (token) await deps.signOut?.end(token, requestId);
+        return { body: {}, headers: { 'Set-Cookie': sessionCookie('', 0, secure) } };
+      },
     }),
   ];
 }
