@@ -20,6 +20,12 @@ import { randomIds, type IdGenerator } from './infra/ids.js';
 import { createLogger, type Logger } from './infra/logging/logger.js';
 import { AccountQueries } from './projections/accounts/account-queries.js';
 import { accountsProjection } from './projections/accounts/accounts-projection.js';
+import { accessTokensProjection } from './projections/accounts/access-tokens-projection.js';
+import { AccessTokenQueries } from './projections/accounts/access-token-queries.js';
+import { TokenRegistry } from './api/auth/token-registry.js';
+import { AccessTokenCommands } from './commands/access-tokens.js';
+import { accountTokenRoutes } from './api/routes/account-tokens.js';
+import { SignOut } from './api/auth/sign-out.js';
 import { InstanceQueries } from './projections/instances/instance-queries.js';
 import { instancesProjection } from './projections/instances/instances-projection.js';
 import { ProjectionRunner } from './projections/runner.js';
@@ -133,6 +139,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const accountQueries = new AccountQueries(backends.docs);
   const generations = new SecretGenerations(accountQueries);
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS, generations);
+  const accessTokens = new AccessTokenQueries(backends.docs);
+  const tokenRegistry = new TokenRegistry(accessTokens, (err) => logger.warn({ err }, 'access token use not recorded'));
 
   const instanceQueries = new InstanceQueries(backends.docs);
   // The bridge worker and the send queue exist only once sessions do; their outboxes poke them from the first commit on.
@@ -145,6 +153,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),
+    tokenRegistry.watching(accessTokensProjection),
     instancesProjection,
     sessionsProjection,
     groupsProjection,
@@ -169,6 +178,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
+  const tokenCommands = new AccessTokenCommands(handler, rw, accessTokens, clock);
   const deps: ApiDeps = {
     config,
     clock,
@@ -181,8 +191,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       new SignInThrottle(clock),
       clock,
       config.SCRYPT_LOG_N,
-      new EventSignInRecorder(backends.events, ids, clock),
+      new EventSignInRecorder(backends.events, ids, clock, rw),
+      ids,
     ),
+    signOut: new SignOut(jwt, tokenCommands, clock),
     accountQueries,
     instanceQueries,
     health: {
@@ -290,6 +302,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
     ...webSessionRoutes(deps),
+    ...accountTokenRoutes({ accounts: accountQueries, tokens: accessTokens, commands: tokenCommands, clock }),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
@@ -298,6 +311,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const app = buildApp({
     deps,
     jwt,
+    tokens: tokenRegistry,
     logger,
     extraRoutes,
     openApiExtras: webhookOpenApi(),
@@ -311,7 +325,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
   await hub.start();
   const realtime = new RealtimeServer({
-    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock),
+    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock, tokenRegistry),
     hub,
     store: backends.events,
     logger: logger.child({ module: 'realtime' }),

@@ -14,6 +14,8 @@ export type AuthMode = 'public' | 'jwt' | 'instance' | 'instance_jwt';
 export interface Principal {
   accountId: string;
   via: 'jwt' | 'instance_token';
+  /** The access token's id (`jti`) when the caller came with a JWT: the account area marks it as this session. */
+  tokenId?: string;
 }
 
 export interface RouteInput<B, Q, P> {

@@ -142,7 +142,10 @@ export class ProjectionRunner {
 
   private async commit(projection: Projection, batch: RecordedEvent[]): Promise<void> {
     const ops: WriteOp[] = [];
+    let previous: bigint | null = null;
     for (const event of batch) {
+      const before = previous;
+      previous = event.position;
       if (!projection.eventTypes.has(event.type)) continue;
       const typed = (this.options.typed ?? typedEvent)(event);
       if (!typed.ok) {
@@ -151,7 +154,12 @@ export class ProjectionRunner {
         this.logger.error({ projection: projection.name, eventId: event.id, type: event.type, streamId: event.streamId, reason: typed.reason }, 'malformed stored event skipped');
         continue;
       }
-      const writes = projection.apply(typed.event);
+      let writes: WriteOp[];
+      if (projection.reading?.needs(typed.event)) {
+        // It reads the read model: what the events before it wrote must be there to read.
+        if (ops.length > 0 && before !== null) await this.docs.batch([...ops.splice(0), checkpointOp(projection.name, before)]);
+        writes = await projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
+      } else writes = projection.apply(typed.event);
       ops.push(...(this.options.idempotentWrites ? idempotentWrites(projection.name, event.position, writes) : writes));
     }
     const last = (batch[batch.length - 1] as RecordedEvent).position;

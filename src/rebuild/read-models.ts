@@ -1,4 +1,5 @@
 import { ACCOUNTS, accountsProjection } from '../projections/accounts/accounts-projection.js';
+import { ACCESS_TOKENS, accessTokensProjection } from '../projections/accounts/access-tokens-projection.js';
 import { CHATS, chatsProjection } from '../projections/chats/chats-projection.js';
 import { GROUPS, groupsProjection, LID_MAP } from '../projections/groups/groups-projection.js';
 import { HISTORY, historyProjection } from '../projections/history/history-projection.js';
@@ -27,6 +28,8 @@ export interface ReadModel {
 
 export const READ_MODELS: readonly ReadModel[] = [
   { name: 'accounts', staged: true, collections: [ACCOUNTS], projection: () => accountsProjection },
+  // One document per sign-in, rarely updated: written straight out, like history.
+  { name: 'access_tokens', staged: false, collections: [ACCESS_TOKENS], projection: () => accessTokensProjection },
   { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
   { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },

@@ -1,5 +1,5 @@
 import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.js';
-import type { WriteOp } from '../infra/docstore/port.js';
+import type { Filter, WriteOp } from '../infra/docstore/port.js';
 import { typedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import { CHECKPOINTS } from '../projections/runner.js';
@@ -66,6 +66,12 @@ export class Rebuilder {
       const batch = await this.events.readAll({ after: last, maxCount: CHUNK });
       if (batch.length === 0) break;
       const ops: WriteOp[] = [];
+      // A projection that reads (ReadingApply) sees its own writes so far: folded in memory, or committed first.
+      const readStaged = async (collection: string, filter: Filter) => staged.find(collection, filter);
+      const readFresh = async (collection: string, filter: Filter) => {
+        if (ops.length > 0) await fresh.batch(ops.splice(0));
+        return fresh.collection(collection).find(filter);
+      };
       for (const raw of batch) {
         const readers = projections.filter((p) => p.projection.eventTypes.has(raw.type));
         if (readers.length === 0) continue;
@@ -76,7 +82,8 @@ export class Rebuilder {
           continue;
         }
         for (const { projection, staged: inMemory } of readers) {
-          for (const op of projection.apply(typed.event)) {
+          const reading = projection.reading?.needs(typed.event) ? projection.reading : undefined;
+          for (const op of reading ? await reading.apply(typed.event, inMemory ? readStaged : readFresh) : projection.apply(typed.event)) {
             if (inMemory) staged.apply(op);
             else ops.push(op);
           }

@@ -50,6 +50,11 @@ export class StagedFold {
     }
   }
 
+  /** The folded documents of `collection` matching `filter`, for a projection that reads (ReadingApply). */
+  find(collection: string, filter: Filter): Document[] {
+    return this.matching(this.collection(collection), filter);
+  }
+
   /** The folded documents of each collection, to insert into fresh ones. */
   *documents(): Generator<[string, Document]> {
     for (const [name, docs] of this.collections) for (const doc of docs.values()) yield [name, doc];

@@ -2,6 +2,7 @@ import type { NetworkMessage, SessionEventData } from '../../domain/session/even
 import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
 import type { Projection } from '../projection.js';
 import { idOfStream } from '../../domain/streams.js';
+import { mergeOnPair, pairsOf } from './lid-merge.js';
 
 export const CHATS = 'chats';
 
@@ -256,6 +257,20 @@ export const chatsProjection: Projection = {
       default:
         return [];
     }
+  },
+
+  /**
+   * An event that tells a phone↔LID pair may find the person with two chats, one under each id:
+   * those become one (lid-merge.ts) before the event's own writes, which then find the one chat.
+   */
+  reading: {
+    needs: (event) => pairsOf(event).length > 0,
+    async apply(event, read) {
+      const instanceId = idOfStream(event.streamId);
+      const merges: WriteOp[] = [];
+      for (const { pn, lid } of pairsOf(event)) merges.push(...(await mergeOnPair(instanceId, pn, lid, read, CHATS)));
+      return [...merges, ...chatsProjection.apply(event)];
+    },
   },
 };
 
