@@ -16,8 +16,11 @@ export interface LiveRead {
   fallbackMs: number;
 }
 
-/** Delays of the reads that look again for an event's effect (bounded: then it is given up). */
-const FOLLOW_UPS_MS = [300, 1000, 3000];
+/**
+ * Delays of the reads that look again for an event's effect, bounded: an event that never shows
+ * (a type the webhook does not take) costs two reads, and then it is given up.
+ */
+const FOLLOW_UPS_MS = [300, 1200];
 
 /**
  * Keeps a component's read current from the stream: it reads on mount, once the stream opens
