@@ -47,7 +47,7 @@ export function InstancePage({ id }: { id: string }) {
       <Alert message={error} />
       {instance && (
         <>
-          <p class="muted">
+          <p class="muted meta">
             <code>{instance.id}</code> · {instance.billing_status.toLowerCase()}
             {instance.expired_at ? ` until ${new Date(instance.expired_at).toLocaleDateString()}` : ''} ·{' '}
             <span id="live-state" class={liveState === 'open' ? 'live on' : 'live'}>
