@@ -330,6 +330,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     store: backends.events,
     logger: logger.child({ module: 'realtime' }),
     maxPerAccount: config.REALTIME_MAX_STREAMS_PER_ACCOUNT,
+    publicUrl: config.PUBLIC_URL,
     ...options.realtime,
   });
   realtime.attach(server);
