@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 
 /** The web app's session: the same JWT the API issues, carried by an http-only cookie. */
-const SESSION_COOKIE = 'gw_session';
+export const SESSION_COOKIE = 'gw_session';
 
 /**
  * The web app sends this header on every call. A page of another origin cannot add a custom
