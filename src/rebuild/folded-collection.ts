@@ -22,10 +22,7 @@ export class FoldedCollection {
 
   set(doc: Document): void {
     const before = this.docs.get(doc._id);
-    for (const index of this.indexes.values()) {
-      if (before) index.remove(before);
-      index.add(doc);
-    }
+    for (const index of this.indexes.values()) index.move(before, doc);
     this.docs.set(doc._id, doc);
   }
 
@@ -112,18 +109,42 @@ class HashIndex {
     }
   }
 
+  /** A document written again: most writes leave the indexed fields as they were. */
+  move(before: Document | undefined, after: Document): void {
+    if (before !== undefined) {
+      const key = this.keyOf(before);
+      if (key !== undefined && key === this.keyOf(after)) return;
+      this.remove(before);
+    }
+    this.add(after);
+  }
+
   candidates(values: readonly string[]): string[] {
-    const ids = this.keyed.get(JSON.stringify(values));
+    const key = joined(values);
+    const ids = key === undefined ? undefined : this.keyed.get(key);
+    if (this.aside.size === 0) return ids ? [...ids] : [];
     return [...(ids ?? []), ...this.aside];
   }
 
   private keyOf(doc: Document): string | undefined {
+    if (this.fields.length === 1) {
+      const value = doc[this.fields[0] as string];
+      return typeof value === 'string' && !value.includes(SEPARATOR) ? value : undefined;
+    }
     const values: string[] = [];
     for (const field of this.fields) {
       const value = doc[field];
       if (typeof value !== 'string') return undefined;
       values.push(value);
     }
-    return JSON.stringify(values);
+    return joined(values);
   }
+}
+
+const SEPARATOR = '\u0000';
+
+/** The values as one key; undefined when one holds the separator (then the document is kept aside). */
+function joined(values: readonly string[]): string | undefined {
+  for (const value of values) if (value.includes(SEPARATOR)) return undefined;
+  return values.join(SEPARATOR);
 }
