@@ -54,6 +54,11 @@ export interface RebuilderOptions {
 
 /** Log events read per step; each step's writes of every read model commit in one batch. */
 const CHUNK = 5_000;
+/**
+ * In a serving gateway, smaller steps with a turn of the event loop between them: the replay is
+ * CPU work on the thread that answers requests, and a request should wait for one step at most.
+ */
+const SERVING_CHUNK = 500;
 
 type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean };
 
@@ -69,6 +74,7 @@ type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean 
  */
 export class Rebuilder {
   private readonly live: LiveProjections;
+  private readonly chunk: number;
   private readonly malformed: (event: RecordedEvent, reason: string) => void;
 
   constructor(
@@ -78,6 +84,7 @@ export class Rebuilder {
     private readonly options: RebuilderOptions = {},
   ) {
     this.live = options.live ?? NO_LIVE_PROJECTIONS;
+    this.chunk = options.live ? SERVING_CHUNK : CHUNK;
     this.malformed =
       options.malformed ?? ((event, reason) => process.stderr.write(`malformed stored event skipped: ${event.type} ${event.id} in ${event.streamId}: ${reason}\n`));
   }
@@ -109,7 +116,7 @@ export class Rebuilder {
     for (let round = 0; round < 10; round++) {
       const before = count;
       last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
-      if (count - before < CHUNK) break;
+      if (count - before < this.chunk) break;
     }
     const names = models.map((m) => m.name);
     const reached = await this.live.pause(names);
@@ -157,7 +164,8 @@ export class Rebuilder {
   private async replay(replaying: readonly Replaying[], fresh: AliasedDocumentStore, from: bigint, staged: StagedFold | null, advanced: (position: bigint, events: number) => void): Promise<bigint> {
     let last = from;
     for (;;) {
-      const batch = await this.events.readAll({ after: last, maxCount: CHUNK });
+      if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
+      const batch = await this.events.readAll({ after: last, maxCount: this.chunk });
       if (batch.length === 0) return last;
       const ops: WriteOp[] = [];
       for (const raw of batch) {
@@ -184,7 +192,7 @@ export class Rebuilder {
     let inserts: WriteOp[] = [];
     for (const [collection, doc] of staged.documents()) {
       inserts.push({ collection, op: 'insertOne', doc });
-      if (inserts.length >= CHUNK) {
+      if (inserts.length >= this.chunk) {
         await fresh.batch(inserts);
         inserts = [];
       }
