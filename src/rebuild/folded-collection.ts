@@ -9,7 +9,7 @@ import type { Document, Filter } from '../infra/docstore/port.js';
  *
  * An index only narrows the candidates; the filter itself decides. A document whose indexed field
  * holds anything but a string (an array may match an equality too) is kept aside and always tried,
- * so a lookup finds exactly what a scan would, in the same (insertion) order.
+ * so a lookup finds exactly what a scan would.
  */
 export class FoldedCollection {
   private readonly docs = new Map<string, Document>();
@@ -37,7 +37,7 @@ export class FoldedCollection {
     return this.docs.values();
   }
 
-  /** The documents the filter matches, in insertion order. */
+  /** The documents the filter matches, in _id order. */
   matching(filter: Filter): Document[] {
     if (typeof filter._id === 'string') {
       const doc = this.docs.get(filter._id);
@@ -46,18 +46,18 @@ export class FoldedCollection {
     }
     const test = compileMatcher(filter);
     const fields = equalityFields(filter);
-    if (fields.length === 0) return [...this.docs.values()].filter((d) => test(d));
-    const candidates = this.index(fields).candidates(fields.map((f) => filter[f] as string));
     const found: Document[] = [];
-    for (const id of candidates) {
-      const doc = this.docs.get(id) as Document;
-      if (test(doc)) found.push(doc);
+    if (fields.length === 0) {
+      for (const doc of this.docs.values()) if (test(doc)) found.push(doc);
+    } else {
+      for (const id of this.index(fields).candidates(fields.map((f) => filter[f] as string))) {
+        const doc = this.docs.get(id) as Document;
+        if (test(doc)) found.push(doc);
+      }
     }
-    // Several matches are rare (a deleteMany of an instance); insertion order, as a scan gives it.
-    if (found.length > 1) {
-      const order = new Map([...this.docs.keys()].map((id, i) => [id, i]));
-      found.sort((a, b) => (order.get(a._id) as number) - (order.get(b._id) as number));
-    }
+    // In _id order, as the store hands them out: an updateOne or deleteOne that matches several
+    // takes the same one. Several matches are rare (a deleteMany of an instance).
+    if (found.length > 1) found.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     return found;
   }
 

@@ -1,5 +1,5 @@
 import { applyUpdate, replacementId, upsertDocument } from '../infra/docstore/embedded/update-apply.js';
-import type { Document, WriteOp } from '../infra/docstore/port.js';
+import { DuplicateKeyError, type Document, type WriteOp } from '../infra/docstore/port.js';
 import { FoldedCollection } from './folded-collection.js';
 
 /**
@@ -15,19 +15,18 @@ export class StagedFold {
     const docs = this.collection(op.collection);
     switch (op.op) {
       case 'insertOne':
-        if (docs.get(op.doc._id)) throw new Error(`duplicate _id ${op.doc._id} in ${op.collection}`);
-        docs.set(op.doc);
+        this.insert(op.collection, docs, op.doc);
         return;
       case 'replaceOne': {
         const [current] = docs.matching(op.filter);
         if (current) docs.set({ ...op.doc, _id: current._id });
-        else if (op.upsert) docs.set({ ...op.doc, _id: replacementId(op.doc, op.filter) });
+        else if (op.upsert) this.insert(op.collection, docs, { ...op.doc, _id: replacementId(op.doc, op.filter) });
         return;
       }
       case 'updateOne': {
         const [current] = docs.matching(op.filter);
         if (current) docs.set(applyUpdate(current, op.update).doc);
-        else if (op.upsert) docs.set(upsertDocument(op.filter, op.update));
+        else if (op.upsert) this.insert(op.collection, docs, upsertDocument(op.filter, op.update));
         return;
       }
       case 'updateMany':
@@ -42,6 +41,12 @@ export class StagedFold {
         for (const doc of docs.matching(op.filter)) docs.delete(doc._id);
         return;
     }
+  }
+
+  /** As the store: an insert (an upsert's too) of an _id that is there fails. */
+  private insert(collection: string, docs: FoldedCollection, doc: Document): void {
+    if (docs.get(doc._id)) throw new DuplicateKeyError(collection, doc._id);
+    docs.set(doc);
   }
 
   /** The folded documents of each collection, to insert into fresh ones. */

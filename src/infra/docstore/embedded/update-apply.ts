@@ -120,14 +120,17 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
   const seed: Record<string, unknown> = {};
   for (const key in filter) {
     const value = filter[key];
-    if (key === '' || key.startsWith('$') || key.includes('.') || !isScalar(value)) return undefined;
+    if (key === '' || key.startsWith('$') || key.includes('.') || key in Object.prototype || !isScalar(value)) return undefined;
     seed[key] = value;
   }
   const { $setOnInsert, ...operators } = update;
   // applySimple applies $set, $unset, $inc in that order; mingo in the update's: only where they agree.
   const order = Object.keys(operators);
   if (order.join() !== SIMPLE_ORDER.filter((op) => order.includes(op)).join()) return undefined;
-  for (const op of order) if ('_id' in (operators[op] as object)) return undefined;
+  for (const op of order) {
+    // mingo reads inherited members (toString) as the field's value: its path decides those.
+    for (const field in operators[op]) if (field === '_id' || field in Object.prototype) return undefined;
+  }
   const applied = applySimple({ _id: '', ...seed }, operators);
   if (!applied) return undefined;
   const { _id: unused, ...fields } = applied.doc;
@@ -135,7 +138,7 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
   let id: unknown = seed._id;
   for (const field in $setOnInsert) {
     const value = $setOnInsert[field];
-    if (field === '' || field.startsWith('$') || field.includes('.') || value === undefined) return undefined;
+    if (field === '' || field.startsWith('$') || field.includes('.') || field in Object.prototype || value === undefined) return undefined;
     if (field === '_id') {
       if (id !== undefined && value !== id) throw immutableId();
       id = value;
