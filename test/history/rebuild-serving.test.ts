@@ -12,7 +12,7 @@ import type { Progress } from '../../src/rebuild/progress.js';
 import { READ_MODELS } from '../../src/rebuild/read-models.js';
 import { runRebuild } from '../../src/rebuild/run.js';
 import { pairedInstance, phoneSends } from '../support/chats.js';
-import { EMBEDDED, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 
 /** Enough log for a rebuild to take a while under load, so requests land during it. */
@@ -47,13 +47,14 @@ describe('npm run rebuild while the gateway serves', function () {
   let peer: string;
   let myPhone: string;
 
-  const rebuild = (names: string[], progress: Progress) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...EMBEDDED }), names, progress, () => {});
+  const rebuild = (names: string[], progress: Progress) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), names, progress, () => {});
   const quiet: Progress = { start() {}, advance() {}, end() {} };
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rebuild-live-'));
-    // The embedded stores: the case where the CLI cannot open the data directory itself.
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', ...EMBEDDED }, {}, dir);
+    // Whatever backends the suite runs (TEST_DOCSTORE, TEST_EVENTSTORE): the CLI asks the gateway
+    // over its control socket either way, and cannot open the data directory it holds.
+    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' }, {}, dir);
     owner = await newAccount(t.api);
     const me = await pairedInstance(t, owner);
     instanceId = me.id;
