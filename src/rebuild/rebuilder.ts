@@ -163,29 +163,49 @@ export class Rebuilder {
   /** Folds the log after `from` into the fresh models; answers the last position read. */
   private async replay(replaying: readonly Replaying[], fresh: AliasedDocumentStore, from: bigint, staged: StagedFold | null, advanced: (position: bigint, events: number) => void): Promise<bigint> {
     let last = from;
-    for (;;) {
-      if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
-      const batch = await this.events.readAll({ after: last, maxCount: this.chunk });
-      if (batch.length === 0) return last;
-      const ops: WriteOp[] = [];
-      for (const raw of batch) {
-        let typed: ReturnType<typeof typedEvent> | undefined;
-        for (const r of replaying) {
-          if (!r.projection.eventTypes.has(raw.type)) continue;
-          typed ??= typedEvent(raw);
-          if (!typed.ok) break;
-          for (const op of r.projection.apply(typed.event)) {
-            if (staged && r.staged) staged.apply(op);
-            else ops.push(r.appendOnly ? insertion(op) : op);
-          }
+    // One batch in flight: its commit overlaps reading and folding the next step.
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
+        const batch = await this.events.readAll({ after: last, maxCount: this.chunk });
+        if (batch.length === 0) {
+          await writing;
+          return last;
         }
-        // The live runner passes over the same events the same way: a rebuild reproduces it.
-        if (typed && !typed.ok) this.malformed(raw, typed.reason);
+        const ops = this.fold(batch, replaying, staged);
+        await writing;
+        if (ops.length > 0) {
+          writing = fresh.batch(ops);
+          // Awaited at the next step; until then a failure must not count as unhandled.
+          writing.catch(() => undefined);
+        }
+        last = (batch[batch.length - 1] as RecordedEvent).position;
+        advanced(last, batch.length);
       }
-      if (ops.length > 0) await fresh.batch(ops);
-      last = (batch[batch.length - 1] as RecordedEvent).position;
-      advanced(last, batch.length);
+    } finally {
+      await writing.catch(() => undefined);
     }
+  }
+
+  /** One step's events through every model: the staged ones in memory, the writes of the others answered. */
+  private fold(batch: readonly RecordedEvent[], replaying: readonly Replaying[], staged: StagedFold | null): WriteOp[] {
+    const ops: WriteOp[] = [];
+    for (const raw of batch) {
+      let typed: ReturnType<typeof typedEvent> | undefined;
+      for (const r of replaying) {
+        if (!r.projection.eventTypes.has(raw.type)) continue;
+        typed ??= typedEvent(raw);
+        if (!typed.ok) break;
+        for (const op of r.projection.apply(typed.event)) {
+          if (staged && r.staged) staged.apply(op);
+          else ops.push(r.appendOnly ? insertion(op) : op);
+        }
+      }
+      // The live runner passes over the same events the same way: a rebuild reproduces it.
+      if (typed && !typed.ok) this.malformed(raw, typed.reason);
+    }
+    return ops;
   }
 
   private async writeStaged(staged: StagedFold, fresh: AliasedDocumentStore): Promise<void> {
