@@ -60,6 +60,9 @@ const CHUNK = 5_000;
  */
 const SERVING_CHUNK = 500;
 
+/** Documents removed per transaction when an old model is emptied. */
+const DELETE_STEP = 1_000;
+
 type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean };
 
 /**
@@ -148,13 +151,13 @@ export class Rebuilder {
       const results: RebuildResult[] = [];
       for (const m of models) results.push({ name: m.name, before: await checksum(old, m.collections), after: after.get(m.name) as Checksum });
       if (this.options.dropAfterMs) await new Promise((resolve) => setTimeout(resolve, this.options.dropAfterMs));
-      for (const r of renames) await this.docs.inner.collection(r.old).deleteMany({});
+      for (const r of renames) await this.empty(r.old);
       return { results, stats: { events: count, seconds } };
     } catch (err) {
       if (!swapped) {
         // The old models still serve: the projections go on with them, the half-built ones go.
         await this.live.resume(names);
-        for (const r of renames) await this.docs.inner.collection(r.physical).deleteMany({}).catch(() => undefined);
+        for (const r of renames) await this.empty(r.physical).catch(() => undefined);
       }
       throw err;
     }
@@ -185,6 +188,20 @@ export class Rebuilder {
       }
     } finally {
       await writing.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Empties a collection in steps of one transaction each, with a turn of the event loop between:
+   * one delete of a whole large model would hold the serving thread and the single writer.
+   */
+  private async empty(physical: string): Promise<void> {
+    const collection = this.docs.inner.collection(physical);
+    for (;;) {
+      const ids = (await collection.find({}, { limit: DELETE_STEP })).map((d) => d._id);
+      if (ids.length === 0) return;
+      await this.docs.inner.batch([{ collection: physical, op: 'deleteMany', filter: { _id: { $in: ids } } }]);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
