@@ -37,8 +37,9 @@ export class ProjectionRunner {
   private readonly loops: Promise<void>[] = [];
   private readonly stops: (() => Promise<void>)[] = [];
   private stopped = false;
-  /** Projections a rebuild has halted (see pause), by name, with how to stop their subscription. */
+  /** Projections a rebuild has halted (see pause), by name. */
   private readonly halted = new Set<string>();
+  /** Each projection's loop and how to end its subscription, for pause. */
   private readonly lanes = new Map<string, { loop: Promise<void>; unsubscribe: (() => Promise<void>) | null }>();
 
   constructor(
@@ -65,12 +66,13 @@ export class ProjectionRunner {
    * from what is there. Must be followed by `resume`.
    */
   async pause(names: readonly string[]): Promise<bigint> {
+    // All checked before any is halted: a refused pause leaves every projection running.
     const lanes = names.map((name) => {
       const lane = this.lanes.get(name);
-      if (!lane || this.halted.has(name)) throw new Error(`no running projection ${name} to pause`);
-      this.halted.add(name);
+      if (!lane || this.halted.has(name) || this.stopped) throw new Error(`no running projection ${name} to pause`);
       return lane;
     });
+    for (const name of names) this.halted.add(name);
     await Promise.all(lanes.map((lane) => lane.unsubscribe?.()));
     await Promise.all(lanes.map((lane) => lane.loop));
     return names.reduce((max, name) => (this.position(name) > max ? this.position(name) : max), -1n);

@@ -104,27 +104,29 @@ export class Rebuilder {
         await this.docs.inner.collection(physical).deleteMany({});
       }
     }
-    const replaying: Replaying[] = models.map((m) => ({ projection: m.projection(), staged: m.staged, appendOnly: m.appendOnly === true }));
-    for (const { projection } of replaying) await projection.setup?.(fresh);
-
-    // 1. The log up to its head, the staged models folded in memory and written once.
-    const head = await this.events.headPosition();
-    const started = performance.now();
-    const staged = new StagedFold();
-    let count = 0;
-    this.progress.start(head);
-    let last = await this.replay(replaying, fresh, -1n, staged, (position, n) => this.progress.advance(position, (count += n)));
-    await this.writeStaged(staged, fresh);
-    // 2. What was appended meanwhile, straight into the fresh collections, until little is left.
-    for (let round = 0; round < 10; round++) {
-      const before = count;
-      last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
-      if (count - before < this.chunk) break;
-    }
     const names = models.map((m) => m.name);
-    const reached = await this.live.pause(names);
+    let paused = false;
     let swapped = false;
     try {
+      const replaying: Replaying[] = models.map((m) => ({ projection: m.projection(), staged: m.staged, appendOnly: m.appendOnly === true }));
+      for (const { projection } of replaying) await projection.setup?.(fresh);
+
+      // 1. The log up to its head, the staged models folded in memory and written once.
+      const head = await this.events.headPosition();
+      const started = performance.now();
+      const staged = new StagedFold();
+      let count = 0;
+      this.progress.start(head);
+      let last = await this.replay(replaying, fresh, -1n, staged, (position, n) => this.progress.advance(position, (count += n)));
+      await this.writeStaged(staged, fresh);
+      // 2. What was appended meanwhile, straight into the fresh collections, until little is left.
+      for (let round = 0; round < 10; round++) {
+        const before = count;
+        last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
+        if (count - before < this.chunk) break;
+      }
+      const reached = await this.live.pause(names);
+      paused = true;
       // 3. Halted: the last events, up to where the live projections stood at least.
       do last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
       while (last < reached);
@@ -156,7 +158,7 @@ export class Rebuilder {
     } catch (err) {
       if (!swapped) {
         // The old models still serve: the projections go on with them, the half-built ones go.
-        await this.live.resume(names);
+        if (paused) await this.live.resume(names);
         for (const r of renames) await this.empty(r.physical).catch(() => undefined);
       }
       throw err;
