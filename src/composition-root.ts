@@ -96,6 +96,7 @@ import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
 import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
 import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
+import { serveRebuilds } from './rebuild/control-server.js';
 
 const VERSION = '1.0.0';
 
@@ -175,6 +176,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   );
   await projections.start();
   await webhooks.start();
+  // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
+  const rebuilds = await serveRebuilds({ dataDir: config.DATA_DIR, events: backends.events, docs: backends.docs, live: projections, logger: logger.child({ module: 'rebuild' }) });
 
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
@@ -364,6 +367,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await manager.shutdown();
       await webhooks.stop();
       await outcomes.flush();
+      await rebuilds.close();
       await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);
       await projections.stop();
       await backends.close();
