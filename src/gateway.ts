@@ -90,6 +90,9 @@ import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
 import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
 import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
+import { Leases } from './cluster/leases.js';
+import { newNodeId } from './cluster/node-id.js';
+import { ExpiringDocClaims, singleNodeClaims } from './infra/doc-claims.js';
 
 export const VERSION = '1.0.0';
 
@@ -141,7 +144,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let pokeSends = () => undefined as void;
   const sendQueue = sendQueueProjection(() => pokeSends());
   const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
-  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)) }, options.webhooks);
+  // Both backends remote: other nodes may share them, so background work is claimed (issue 15).
+  const claimNode = newNodeId();
+  const workClaims =
+    config.EVENTSTORE_URL !== undefined && config.MONGODB_URL !== undefined
+      ? { leases: new Leases(backends.docs, claimNode, clock), claims: new ExpiringDocClaims(backends.docs, claimNode, clock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS }
+      : undefined;
+  const webhooks = createWebhooks(
+    { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
+    options.webhooks,
+  );
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),
