@@ -254,7 +254,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     { perMinute: config.SEND_RATE_PER_MIN ?? (choice.network.kind === 'baileys' ? 20 : null), jitterMs: config.SEND_JITTER_MS },
     () => clock.now().getTime(),
   );
-  const queuedSends = new QueuedSends({ docs: backends.docs, events: backends.events, recorder, connection: (id) => manager.connection(id), pacer, clock, logger: logger.child({ module: 'sends' }) });
+  const queuedSends = new QueuedSends({
+    docs: backends.docs,
+    events: backends.events,
+    recorder,
+    connection: (id) => manager.connection(id),
+    pacer,
+    clock,
+    logger: logger.child({ module: 'sends' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
+  });
   pokeSends = () => queuedSends.poke();
   // Before the listener: a send arriving at boot queues behind those queued before the restart.
   await queuedSends.start();
@@ -272,6 +281,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
     logger: logger.child({ module: 'helpdesk' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
   });
   pokeBridge = () => bridge.poke();
   const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);

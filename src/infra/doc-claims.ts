@@ -32,7 +32,7 @@ export interface DocClaims {
   /** Claims document `id` of `collection` when it still matches `filter` and no other node holds a live claim on it. */
   claim(collection: string, id: string, filter?: Filter): Promise<Claim | null>;
   /** The document, as read, is claimed by another node right now: a reader steps over it. */
-  heldElsewhere(doc: ClaimFields): boolean;
+  heldElsewhere(doc: ClaimFields | Readonly<Record<string, unknown>>): boolean;
 }
 
 const granted: Claim = { fence: {}, ended: {}, until: Infinity, renew: async () => true, release: async () => undefined };
@@ -83,7 +83,7 @@ export class ExpiringDocClaims implements DocClaims {
     return claim;
   }
 
-  heldElsewhere(doc: ClaimFields): boolean {
+  heldElsewhere(doc: ClaimFields | Readonly<Record<string, unknown>>): boolean {
     return typeof doc.claim_until === 'number' && doc.claim_until > this.clock.now().getTime() && doc.claim_node !== this.nodeId;
   }
 }
