@@ -11,6 +11,8 @@ import { startEventStoreTestServer, type EventStoreTestServer } from '../servers
 import { startMongoTestServer, type MongoTestServer } from '../servers/mongodb/server.js';
 import { freshDatabase } from '../servers/mongodb/targets.js';
 import { Receiver } from '../webhooks/support/receiver.js';
+import { MongoDocumentStore } from '../../src/infra/docstore/mongodb/mongodb-document-store.js';
+import { SEND_QUEUE, type QueuedSendDoc } from '../../src/projections/sends/send-queue-projection.js';
 
 /**
  * Two gateway processes on one EventStoreDB and one MongoDB (the test servers, over their real
@@ -198,6 +200,40 @@ describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB
     // What hung at the kill was attempted again by the second node (at least once).
     for (const id of inFlightAtKill) expect(successes.get(id)).to.equal(1);
     b.child.kill('SIGTERM');
+    expect(await b.exited).to.equal(0);
+  });
+
+  it('sends queued messages once each, from the node whose session is connected, untouched by the other', async () => {
+    env = { ...env, SEND_RATE_PER_MIN: '120', SEND_JITTER_MS: '0' };
+    const a = await startNode();
+    const b = await startNode();
+    const api = apiFor(a.url);
+    const { owner, instance, own, contact } = await pairedInstance(api);
+    const texts = ['q1', 'q2', 'q3', 'q4', 'q5'];
+    const answers = [];
+    for (const message of texts) answers.push(await api('POST', `/instances/${instance.id}/chat/send/text`, { token: owner.jwt, body: { phone: contact.phone, message } }));
+    expect(answers.map((r) => r.status)).to.deep.equal(texts.map(() => 200));
+    expect(answers.slice(1).every((r) => r.body.data.status === 'queued')).to.equal(true);
+    const inbox = async () => (await api('GET', `/sandbox/phones/${contact.phone}/inbox`, { token: owner.jwt })).body.messages as any[];
+    // 120 a minute is one every 500 ms: the other node pushing a send back (not connected there) would show as seconds.
+    const started = Date.now();
+    await waitFor(async () => (await inbox()).length === texts.length, 'every send received', 30_000);
+    const tookMs = Date.now() - started;
+    const got = await inbox();
+    expect(got.map((m) => m.text)).to.deep.equal(texts);
+    expect(got.map((m) => m.message_id)).to.deep.equal(answers.map((r) => r.body.data.message_id));
+    const store = await MongoDocumentStore.open({ url: env.MONGODB_URL as string });
+    try {
+      const queued = await store.collection<QueuedSendDoc>(SEND_QUEUE).find({ instance_id: instance.id });
+      // One attempt each: the node without the session never counted one, nor pushed one back.
+      expect(queued.map((q) => [q.state, q.attempts])).to.deep.equal(texts.slice(1).map(() => ['sent', 1]));
+    } finally {
+      await store.close();
+    }
+    console.log(`      queued sends: ${texts.length} received once each in ${tookMs} ms, from the connected node`);
+    expect(tookMs).to.be.below(10_000);
+    for (const node of [a, b]) node.child.kill('SIGTERM');
+    expect(await a.exited).to.equal(0);
     expect(await b.exited).to.equal(0);
   });
 });
