@@ -236,4 +236,23 @@ describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB
     expect(await a.exited).to.equal(0);
     expect(await b.exited).to.equal(0);
   });
+
+  it('records a due billing transition once, with both nodes\' timers acting on it', async () => {
+    // A trial of about four seconds; each node's billing timer looks every second.
+    env = { ...env, TRIAL_DAYS: '0.00005' };
+    const a = await startNode();
+    const b = await startNode();
+    const owner = await newAccount(apiFor(a.url));
+    const instance = await newInstance(apiFor(a.url), owner);
+    const status = async () => (await apiFor(b.url)('GET', `/instances/${instance.id}`, { token: owner.jwt })).body.billing_status as string;
+    await waitFor(async () => (await status()) === 'EXPIRED', 'the trial expired', 30_000);
+    // Both timers have looked several times since.
+    await new Promise((r) => setTimeout(r, 3000));
+    const history = await apiFor(b.url)('GET', `/instances/${instance.id}/history?types=TrialExpired`, { token: owner.jwt });
+    expect(history.status).to.equal(200);
+    expect(history.body.events.map((e: any) => e.type)).to.deep.equal(['TrialExpired']);
+    for (const node of [a, b]) node.child.kill('SIGTERM');
+    expect(await a.exited).to.equal(0);
+    expect(await b.exited).to.equal(0);
+  });
 });
