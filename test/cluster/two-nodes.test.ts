@@ -81,6 +81,7 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     LEASE_TTL_MS: String(TTL_MS),
     WEBHOOK_RETRY_BASE_MS: '20',
     WEBHOOK_RETRY_MAX_MS: '500',
+    READ_YOUR_WRITES_TIMEOUT_MS: '8000',
   });
 
   const leases = () => client.db('gateway').collection<LeaseDoc>(LEASES_COLLECTION);
@@ -118,6 +119,17 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     // A started first: it writes the read models and owns every session it paired.
     expect(pidOf(await holderOf('projections'))).to.equal(a.child.pid);
     for (const line of lines) expect(pidOf(await holderOf(`session:${line.instanceId}`))).to.equal(a.child.pid);
+    // Read-your-writes on B, which does not write the read models: its answer waits on the
+    // checkpoints A stores, so the next read on B finds what it created.
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now();
+      const created = await apiB('PUT', '/instances/create', { token: owner.jwt, body: { name: `made on B ${i}` } });
+      expect(created.status, created.text).to.equal(200);
+      expect(Date.now() - started, 'answered by the stored checkpoint, not by the timeout').to.be.below(4_000);
+      const read = await apiB('GET', `/instances/${created.body.id}`, { token: owner.jwt });
+      expect(read.status, read.text).to.equal(200);
+      expect(read.body.name).to.equal(`made on B ${i}`);
+    }
 
     /**
      * The node a phone's message reaches the instance through: the lease holder, once the session
@@ -215,5 +227,47 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(read.body.data.connected).to.equal(true);
     b.child.kill('SIGTERM');
     expect(await b.exited).to.equal(0);
+  });
+
+  it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them', async () => {
+    const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
+    const a = await spawnGateway(env(await nodeDir(keys)));
+    running.push(a);
+    const b = await spawnGateway(env(await nodeDir(keys)));
+    running.push(b);
+    const apiA = apiFor(a.url);
+    const apiB = apiFor(b.url);
+    const owner = await newAccount(apiA);
+    const instance = await newInstance(apiA, owner, { webhook: rx.url, events_subscribe: ['Message'] });
+    const own = await newPhone(apiA, owner);
+    const contact = await newPhone(apiA, owner);
+    await pairByQr(apiA, owner, instance.id, own.phone);
+    await waitFor(async () => pidOf(await holderOf(`session:${instance.id}`)) === a.child.pid && pidOf(await holderOf('projections')) === a.child.pid, 'A holds both');
+
+    const frozenAt = Date.now();
+    a.child.kill('SIGSTOP');
+    await waitFor(
+      () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt),
+      'the session open on B',
+      10 * TTL_MS,
+    );
+    expect(pidOf(await holderOf(`session:${instance.id}`))).to.equal(b.child.pid);
+    await waitFor(async () => pidOf(await holderOf('projections')) === b.child.pid, 'B writes the read models', 10 * TTL_MS);
+
+    a.child.kill('SIGCONT');
+    await waitFor(() => a.logs.some((l) => l.includes('session let go')), 'A lets the session go', 2 * TTL_MS);
+    await waitFor(() => a.logs.some((l) => l.includes('"mode":"dry"')), 'A stops writing the read models', 2 * TTL_MS);
+    // A phone message through A's sandbox now reaches no session of A: nothing of it is stored.
+    const viaA = await apiA('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the woken node' } });
+    expect(viaA.status, viaA.text).to.equal(201);
+    // Through B, the owner, it is stored and delivered.
+    const viaB = await apiB('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the owner' } });
+    expect(viaB.status, viaB.text).to.equal(201);
+    await waitFor(() => rx.received.some((r) => r.body.event?.Info?.ID === viaB.body.message_id), 'the message through B delivered', 20_000);
+    const stored = logged('MessageReceived').map((e) => e.data.message.id as string);
+    expect(stored).to.include(viaB.body.message_id);
+    expect(stored).not.to.include(viaA.body.message_id);
+    // One connection at a time: B's takeover is the only SessionConnected since the freeze.
+    expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt)).to.have.length(1);
   });
 });
