@@ -11,6 +11,8 @@ export type LeaseDoc = {
   holder: string | null;
   token: number;
   expiresAt: number;
+  /** When the current token was handed out (ms, the taker's clock): how long the holder has had it. */
+  acquiredAt: number;
 };
 
 /** Who holds a lease now (never an expired or released one). */
@@ -52,7 +54,7 @@ export class Leases {
     const seen = await this.col.findOne({ _id: name });
     if (!seen) {
       try {
-        await this.col.insertOne({ _id: name, holder: this.nodeId, token: 1, expiresAt: now + ttlMs }, { durable: true });
+        await this.col.insertOne({ _id: name, holder: this.nodeId, token: 1, expiresAt: now + ttlMs, acquiredAt: now }, { durable: true });
         return 1;
       } catch (err) {
         // Another node inserted it first: it holds the lease.
@@ -66,7 +68,7 @@ export class Leases {
     // Compare-and-set on the token we read: of two nodes racing for a lapsed lease, one matches.
     const taken = await this.col.updateOne(
       { _id: name, token: seen.token, $or: [{ holder: null }, { expiresAt: { $lte: now } }] },
-      { $set: { holder: this.nodeId, token, expiresAt: now + ttlMs } },
+      { $set: { holder: this.nodeId, token, expiresAt: now + ttlMs, acquiredAt: now } },
       { durable: true },
     );
     return taken.matchedCount === 1 ? token : null;
@@ -93,6 +95,16 @@ export class Leases {
     const doc = await this.col.findOne({ _id: name });
     if (!doc || doc.holder === null || doc.expiresAt <= this.now()) return null;
     return { holder: doc.holder, token: doc.token, expiresAt: doc.expiresAt };
+  }
+
+  /** Every stored lease of these names, held or not (one query, for a node scanning what it could take). */
+  async list(names: readonly string[]): Promise<LeaseDoc[]> {
+    return names.length === 0 ? [] : this.col.find({ _id: { $in: [...names] } });
+  }
+
+  /** True when the stored lease is free for anyone to acquire now. */
+  isFree(doc: LeaseDoc | undefined): boolean {
+    return !doc || doc.holder === null || doc.expiresAt <= this.now();
   }
 
   /** The last token handed out for the name (0 when never held), held or not: what a fence compares with. */

@@ -1,9 +1,12 @@
 import type { ProjectionRunner } from '../projections/runner.js';
 
+/** The runner, or on many nodes whatever answers from the stored checkpoints (cluster/leased-projections.ts). */
+export type ProjectionWaits = Pick<ProjectionRunner, 'waitFor'>;
+
 /** Lets a command answer only once the read models its caller will read next have caught up. */
 export class ReadYourWrites {
   constructor(
-    private readonly runner: ProjectionRunner,
+    private readonly runner: ProjectionWaits,
     private readonly timeoutMs: number,
   ) {}
 

@@ -45,6 +45,8 @@ export interface SessionManagerOptions {
  */
 export interface SessionHandover {
   movedElsewhere(instanceId: string): Promise<boolean>;
+  /** Asked before every connect: false when another node owns the session (it is then let go here, unrecorded). */
+  mayOpen?(instanceId: string): Promise<boolean>;
 }
 
 /** What a stop the session will not recover from by itself says to the operator. */
@@ -137,6 +139,18 @@ export class SessionManager {
       else counts.down++;
     }
     return counts;
+  }
+
+  /** A socket is open, opening or due to reconnect here (the multi-node ownership keeps the lease of such a session). */
+  isLive(instanceId: string): boolean {
+    const slot = this.slots.get(instanceId);
+    return slot !== undefined && (slot.open || slot.connection !== null || slot.connecting !== null || slot.timer !== null);
+  }
+
+  /** Closes the session here without recording anything: another node took it over and records what it sees. */
+  async release(instanceId: string): Promise<void> {
+    const slot = this.slots.get(instanceId);
+    if (slot) await this.retire(slot);
   }
 
   isConnected(instanceId: string): boolean {
@@ -327,6 +341,10 @@ export class SessionManager {
     const generation = ++slot.generation;
     slot.connecting = (async () => {
       try {
+        if (this.o.handover?.mayOpen && !(await this.o.handover.mayOpen(slot.instanceId))) {
+          if (generation === slot.generation) await this.retire(slot);
+          return;
+        }
         const connection = await this.o.network.connect({
           instanceId: slot.instanceId,
           accountId: slot.accountId,

@@ -24,8 +24,8 @@ export interface WebhookDeps {
   box: SecretBox;
   /** Told of each delivery once its new state is saved. */
   onSettled?: (delivery: DeliveryDoc) => void;
-  /** Several nodes share the stores (both backends remote): work is claimed, with claims lasting `ttlMs` unrenewed. */
-  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number };
+  /** Several nodes share the stores (both backends remote): work is claimed, with claims lasting `ttlMs` unrenewed (on `clock`: real time). */
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */

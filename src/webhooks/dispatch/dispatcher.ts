@@ -34,7 +34,7 @@ export interface DispatcherOptions {
   /** Told of each delivery once its new state is saved (statistics count the final ones). */
   onSettled?: (delivery: DeliveryDoc) => void;
   /** Several nodes share the document store: lanes and retries are claimed. Absent: this process is the only one. */
-  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number };
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
 }
 
 /** What one attempt runs under: aborted when this node must stop it; the fence its outcome is written with. */
@@ -84,7 +84,7 @@ export class Dispatcher {
       ? new LaneLeases({
           leases: cluster.leases,
           instances: () => options.repo.instancesWithHooks(),
-          clock: options.clock,
+          clock: cluster.clock,
           logger: options.logger,
           ttlMs: cluster.ttlMs,
           stop: this.abort.signal,
@@ -252,7 +252,7 @@ export class Dispatcher {
     const claim = await this.claims.claim(DELIVERIES, doc._id, asRead);
     if (!claim) return null;
     const margin = Math.min(2000, Math.floor(this.options.cluster.ttlMs / 4));
-    const left = claim.until - this.options.clock.now().getTime() - margin;
+    const left = claim.until - this.options.cluster.clock.now().getTime() - margin;
     if (left <= 0) {
       void claim.release().catch(() => undefined);
       return null;

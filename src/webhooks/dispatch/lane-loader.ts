@@ -17,9 +17,9 @@ const FULL_SWEEP_EVERY = 30;
  * itself is read only to (re)synchronise a lane: at start, after it overflowed or missed a seq,
  * and by a slow periodic sweep.
  *
- * With several nodes it feeds only the lanes this node has claimed (LaneOwnership). The reactor
- * that records deliveries may then run on another node, so no notice comes: every claimed lane
- * is read at each sweep instead.
+ * With several nodes it feeds only the lanes this node has claimed (LaneOwnership), and only
+ * from the log: the reactor that writes deliveries may run on another node, so a notice is only a
+ * hint to read the lane now, and every claimed lane is read at each sweep.
  */
 export class LaneLoader {
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -53,6 +53,12 @@ export class LaneLoader {
   /** Deliveries the runner committed, in log order: each joins its lane. */
   committed(notices: readonly QueuedNotice[]): void {
     if (this.stopped) return;
+    if (this.shared) {
+      // Several nodes: a node that does not hold the projections' lease folds the events without
+      // writing them, so a notice may name a delivery not in the log yet. It is a hint to read.
+      for (const id of new Set(notices.map((n) => n.instance_id))) void this.refill(this.scheduler.lane(id));
+      return;
+    }
     const byLane = new Map<Lane, QueuedNotice[]>();
     for (const notice of notices) {
       if (!this.ownership.owns(notice.instance_id)) continue;
