@@ -100,6 +100,8 @@ export class LaneLeases implements LaneOwnership {
 
   private async claimAll(): Promise<void> {
     const instances = await this.o.instances();
+    // One read for the whole round: only lanes nobody holds are worth an acquire.
+    const stored = new Map((await this.o.leases.list(instances.filter((id) => !this.held.has(id)).map(laneLeaseName))).map((doc) => [doc._id, doc]));
     for (const instanceId of instances) {
       if (this.stopped || this.o.stop.aborted) return;
       const name = laneLeaseName(instanceId);
@@ -110,6 +112,9 @@ export class LaneLeases implements LaneOwnership {
         else this.drop(instanceId, held);
         continue;
       }
+      const seen = stored.get(name);
+      // Ours still in the store (let go here when a renewal came late): acquire renews it.
+      if (!this.o.leases.isFree(seen) && seen?.holder !== this.o.leases.nodeId) continue;
       const token = await this.o.leases.acquire(name, this.o.ttlMs);
       if (token === null) continue;
       const abort = new AbortController();
