@@ -229,7 +229,7 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(await b.exited).to.equal(0);
   });
 
-  it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them', async () => {
+  it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them; a clean stop then hands over at once', async () => {
     const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
     const a = await spawnGateway(env(await nodeDir(keys)));
     running.push(a);
@@ -269,5 +269,20 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(stored).not.to.include(viaA.body.message_id);
     // One connection at a time: B's takeover is the only SessionConnected since the freeze.
     expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt)).to.have.length(1);
+
+    // A clean stop (a deploy) hands over at once: the next node need not wait for the lease to lapse.
+    const c = await spawnGateway(env(await nodeDir(keys)));
+    running.push(c);
+    const stoppedAt = Date.now();
+    b.child.kill('SIGTERM');
+    expect(await b.exited).to.equal(0);
+    await waitFor(
+      () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= stoppedAt),
+      'the session open on C',
+      TTL_MS,
+    );
+    const handedOverMs = Date.now() - stoppedAt;
+    expect(pidOf(await holderOf(`session:${instance.id}`))).to.equal(c.child.pid);
+    console.log(`      clean stop: the session opened on the next node ${handedOverMs} ms after SIGTERM (lease ttl ${TTL_MS} ms)`);
   });
 });
