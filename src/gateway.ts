@@ -360,6 +360,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await bridge.stop();
       await queuedSends.stop();
+      ownership?.closeForShutdown();
       await manager.shutdown();
       await ownership?.stop();
       await webhooks.stop();
