@@ -167,7 +167,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     new ProjectionRunner(
       backends.events,
       backends.docs,
-      projectionList,
+      // A dry runner folds only for the commit hooks: projections without one are left out.
+      mode === 'dry' ? projectionList.filter((p) => p.committed !== undefined) : projectionList,
       logger,
       // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
       { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { checkpointEveryBatch: true, dryRun: mode === 'dry' } : {}) },
