@@ -81,7 +81,7 @@ import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
 import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
 import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
-import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { BridgeOutbox } from './helpdesk/bridge/outbox.js';
 import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
 import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
 import { ImportHistory } from './helpdesk/bridge/import-history.js';
@@ -95,7 +95,7 @@ import { LeasedProjections } from './cluster/leased-projections.js';
 import { SessionOwnership } from './sessions/ownership/session-ownership.js';
 import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
 
-export const VERSION = '1.0.0';
+const VERSION = '1.0.0';
 
 export interface GatewayOptions {
   clock?: Clock;
