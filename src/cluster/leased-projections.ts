@@ -4,7 +4,7 @@ import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';
 import type { Leases } from './leases.js';
 
 /** What commands and routes ask of the projections: how far each has come, and waiting for it. */
-export interface ProjectionProgress {
+interface ProjectionProgress {
   position(name: string): bigint;
   hasReached(position: bigint, names?: readonly string[]): boolean;
   waitFor(position: bigint, names: readonly string[] | undefined, timeoutMs: number): Promise<boolean>;
@@ -24,7 +24,7 @@ export interface LeasedProjectionsOptions {
   monotonicMs?: () => number;
 }
 
-export const PROJECTIONS_LEASE = 'projections';
+const PROJECTIONS_LEASE = 'projections';
 
 type Checkpoint = { _id: string; position: string };
 const IDLE_POLL_MS = 1_000;
