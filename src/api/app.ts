@@ -11,7 +11,7 @@ import { RateLimits } from './middleware/rate-limits.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
-import { dispatchByShape } from './dispatch.js';
+import { dispatchByShape } from './shape-router.js';
 import { buildRouter } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { instanceRoutes } from './routes/instances.js';

@@ -31,7 +31,7 @@ export interface RouteInput<B, Q, P> {
   koa: Context;
 }
 
-export interface RouteAnswer {
+interface RouteAnswer {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -39,7 +39,7 @@ export interface RouteAnswer {
   contentType?: string;
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: TSchema;
   contentType?: string;

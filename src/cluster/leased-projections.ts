@@ -4,7 +4,7 @@ import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';
 import type { Leases } from './leases.js';
 
 /** What commands and routes ask of the projections: how far each has come, and waiting for it. */
-export interface ProjectionProgress {
+interface ProjectionProgress {
   position(name: string): bigint;
   hasReached(position: bigint, names?: readonly string[]): boolean;
   waitFor(position: bigint, names: readonly string[] | undefined, timeoutMs: number): Promise<boolean>;
@@ -19,14 +19,15 @@ export interface LeasedProjectionsOptions {
   /** A fresh runner: writing (the lease holder) or dry (folding only for the commit hooks). */
   runner(mode: 'writing' | 'dry'): ProjectionRunner;
   logger: Logger;
-  /** How often a node without the lease reads the stored checkpoints. */
+  /** How often a node without the lease reads the stored checkpoints while a caller waits on them (default 50 ms; 1 s otherwise). */
   pollMs?: number;
   monotonicMs?: () => number;
 }
 
-export const PROJECTIONS_LEASE = 'projections';
+const PROJECTIONS_LEASE = 'projections';
 
 type Checkpoint = { _id: string; position: string };
+const IDLE_POLL_MS = 1_000;
 
 /**
  * The projections of many nodes (issue 15): one node at a time writes the read models, under one
@@ -46,6 +47,8 @@ export class LeasedProjections implements ProjectionProgress {
   private token: number | null = null;
   private closeBy = 0;
   private readonly stored = new Map<string, bigint>();
+  /** One read of the checkpoints at a time, shared by every waiter. */
+  private reading: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
   private switching: Promise<void> = Promise.resolve();
   private stopped = false;
@@ -74,7 +77,8 @@ export class LeasedProjections implements ProjectionProgress {
     every(Math.max(20, Math.floor(this.o.ttlMs / 20)), async () => {
       if (this.writing && this.mono() >= this.closeBy) await this.switchTo('dry', 'the projections lease was not renewed in time');
     });
-    every(this.pollMs, async () => {
+    // Idle, a follower's positions (for /ready and metrics) may be a second old; waits read faster.
+    every(IDLE_POLL_MS, async () => {
       if (!this.writing) await this.readStored();
     });
   }
@@ -110,7 +114,10 @@ export class LeasedProjections implements ProjectionProgress {
       const runner = this.writing ? this.runner : null;
       // Writing here: the runner's own waiters answer in the commit's turn. Otherwise the poll does.
       if (runner) await runner.waitFor(position, names, Math.min(left, this.o.ttlMs / 10));
-      else await new Promise((r) => setTimeout(r, Math.min(left, this.pollMs)));
+      else {
+        await new Promise((r) => setTimeout(r, Math.min(left, this.pollMs)));
+        await this.readStored().catch(() => undefined);
+      }
     }
   }
 
@@ -152,7 +159,14 @@ export class LeasedProjections implements ProjectionProgress {
     return this.switching;
   }
 
-  private async readStored(): Promise<void> {
-    for (const doc of await this.o.docs.collection<Checkpoint>(CHECKPOINTS).find({})) this.stored.set(doc._id, BigInt(doc.position));
+  private readStored(): Promise<void> {
+    this.reading ??= (async () => {
+      try {
+        for (const doc of await this.o.docs.collection<Checkpoint>(CHECKPOINTS).find({})) this.stored.set(doc._id, BigInt(doc.position));
+      } finally {
+        this.reading = null;
+      }
+    })();
+    return this.reading;
   }
 }

@@ -41,7 +41,7 @@ export interface UpdateInstanceInput {
 const READ_MODELS = ['instances'];
 
 /** Webhook signing secrets in the Standard Webhooks form: `whsec_` + the base64 key. */
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 export class InstanceCommands {
   constructor(

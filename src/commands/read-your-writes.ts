@@ -1,12 +1,16 @@
-import type { ProjectionRunner } from '../projections/runner.js';
-
-/** The runner, or on many nodes whatever answers from the stored checkpoints (cluster/leased-projections.ts). */
-export type ProjectionWaits = Pick<ProjectionRunner, 'waitFor'>;
+/**
+ * What read-your-writes needs of the projections: a wait until the named ones have committed a
+ * log position (the projection runner answers it). Declared here, beside its one user, so the
+ * command side does not depend on the runner.
+ */
+export interface ProjectionProgress {
+  waitFor(position: bigint, projections: readonly string[], timeoutMs: number): Promise<boolean>;
+}
 
 /** Lets a command answer only once the read models its caller will read next have caught up. */
 export class ReadYourWrites {
   constructor(
-    private readonly runner: ProjectionWaits,
+    private readonly runner: ProjectionProgress,
     private readonly timeoutMs: number,
   ) {}
 

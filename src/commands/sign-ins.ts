@@ -2,7 +2,8 @@ import { accountStream, type SignInEvent } from '../domain/account/events.js';
 import type { Clock } from '../infra/clock.js';
 import type { EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
-import { auditMetadata, type Actor } from './command-handler.js';
+import type { Actor } from '../domain/actor.js';
+import { auditMetadata } from './command-handler.js';
 
 export type SignInMethod = SignInEvent['data']['method'];
 

@@ -15,7 +15,7 @@ import type { Filter, Update, WriteOp } from '../infra/docstore/port.js';
  * does, so harmless twice), then the conditional update. A single conditional upsert would try to
  * insert a second document when the condition fails on an existing one.
  */
-export const APPLIED = '_applied';
+const APPLIED = '_applied';
 
 const POSITION_DIGITS = 20; // 2^64 has 20 decimal digits
 const INDEX_DIGITS = 8;

@@ -8,7 +8,7 @@ import { Rebuilder, type RebuildResult, type RebuildStats } from './rebuilder.js
 export class UnknownReadModelError extends Error {}
 
 /** The named read models (none: all of them), or an error naming the unknown ones. */
-export function selectReadModels(names: readonly string[]): ReadModel[] {
+function selectReadModels(names: readonly string[]): ReadModel[] {
   if (names.length === 0) return [...READ_MODELS];
   const unknown = names.filter((n) => !READ_MODELS.some((m) => m.name === n));
   if (unknown.length > 0) {

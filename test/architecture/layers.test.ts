@@ -25,7 +25,7 @@ function importsOf(file: string, text: string): string[] {
 
 const layer = (path: string) => path.split('/')[0] as string;
 /** The composition root may wire anything to anything. */
-const ROOTS = new Set(['gateway.ts', 'main.ts']);
+const ROOTS = new Set(['composition-root.ts', 'main.ts']);
 
 /**
  * The layer map of ARCHITECTURE.md: the domain imports only itself; only src/api (and the
@@ -43,6 +43,52 @@ export function forbiddenEdges(files: Map<string, string[]>): string[] {
   return bad;
 }
 
+/**
+ * Edges between top folders that close a cycle today and are being removed on another branch;
+ * each names the branch. The lead deletes an entry when that branch is merged, and the check
+ * below then holds the line.
+ */
+const CYCLE_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
+  // Branch `structure` (issue 14) breaks commands <-> sessions: the session manager and recorder
+  // append through commands/command-handler.ts.
+  ['sessions -> commands', 'structure'],
+  // The same knot seen from the helpdesk: the bridge calls the network through
+  // commands/network-call.ts, a helper over the session manager that goes where `structure`
+  // puts the network calls now in commands.
+  ['helpdesk -> commands', 'structure'],
+]);
+
+/** Folder-to-folder imports among src's top folders (the composition root's files left out). */
+export function folderEdges(files: Map<string, string[]>): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, imports] of files) {
+    if (ROOTS.has(file)) continue;
+    for (const target of imports) {
+      const [from, to] = [layer(file), layer(target)];
+      if (from === to || ROOTS.has(target)) continue;
+      if (CYCLE_EXCEPTIONS.has(`${from} -> ${to}`)) continue;
+      edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  return edges;
+}
+
+/**
+ * Every folder-level cycle, each said once as a path from its alphabetically first folder
+ * ('a -> b -> a'): a depth-first walk from each folder that looks only at folders after it.
+ */
+export function folderCycles(edges: Map<string, Set<string>>): string[] {
+  const cycles: string[] = [];
+  const walk = (start: string, path: string[]) => {
+    for (const next of [...(edges.get(path.at(-1) as string) ?? [])].sort()) {
+      if (next === start) cycles.push([...path, start].join(' -> '));
+      else if (next > start && !path.includes(next)) walk(start, [...path, next]);
+    }
+  };
+  for (const start of [...edges.keys()].sort()) walk(start, [start]);
+  return cycles;
+}
+
 describe('the layer map', () => {
   it('has no import across a forbidden edge in src', () => {
     const files = new Map(sources().map((f) => [f, importsOf(f, readFileSync(join(SRC, f), 'utf8'))]));
@@ -56,13 +102,40 @@ describe('the layer map', () => {
       ['sessions/networks.ts', ['api/route.ts']],
       ['infra/metrics/metrics.ts', ['domain/errors.ts']],
       ['api/app.ts', ['domain/errors.ts', 'infra/clock.ts']],
-      ['gateway.ts', ['api/app.ts']],
+      ['composition-root.ts', ['api/app.ts']],
     ]);
     expect(forbiddenEdges(added)).to.deep.equal([
       'domain/instance/billing.ts -> infra/clock.ts (the domain imports only itself)',
       'sessions/networks.ts -> api/route.ts (only src/api knows HTTP)',
       'infra/metrics/metrics.ts -> domain/errors.ts (infrastructure does not know the domain)',
     ]);
+  });
+
+  it('has no cycle among the top folders of src', () => {
+    const files = new Map(sources().map((f) => [f, importsOf(f, readFileSync(join(SRC, f), 'utf8'))]));
+    expect(folderCycles(folderEdges(files))).to.deep.equal([]);
+  });
+
+  it('names every folder cycle when an import closes one, the long ones too', () => {
+    const files = new Map([
+      ['commands/a.ts', ['projections/b.ts', 'domain/e.ts']],
+      ['projections/b.ts', ['commands/a.ts', 'webhooks/c.ts']],
+      ['webhooks/c.ts', ['billing/d.ts']],
+      ['billing/d.ts', ['projections/b.ts']],
+      ['composition-root.ts', ['api/app.ts']],
+      ['api/app.ts', ['composition-root.ts']],
+    ]);
+    expect(folderCycles(folderEdges(files))).to.deep.equal(['billing -> projections -> webhooks -> billing', 'commands -> projections -> commands']);
+  });
+
+  it('leaves out only the named exception edges', () => {
+    const files = new Map([
+      ['sessions/session-manager.ts', ['commands/command-handler.ts']],
+      ['commands/chat-actions.ts', ['sessions/port.ts']],
+      ['commands/messaging.ts', ['sessions/port.ts']],
+    ]);
+    expect(folderEdges(files)).to.deep.equal(new Map([['commands', new Set(['sessions'])]]));
+    expect([...CYCLE_EXCEPTIONS.keys()]).to.deep.equal(['sessions -> commands', 'helpdesk -> commands']);
   });
 
   it('reads static, type-only, re-exported and dynamic imports', () => {

@@ -62,4 +62,20 @@ describe('session ownership when its node loses the database', () => {
     // An instance it never held is not fenced (a logout on any node records).
     expect(ownership.mayWrite('i2')).to.equal(true);
   });
+
+  it('tells the Baileys 440 seam whether the session moved to another node', async () => {
+    const logger = createLogger('silent');
+    const deps = { sessions: new SessionQueries(store), instances: new InstanceQueries(store), logger, ttlMs: 60_000 };
+    const one = new SessionOwnership({ ...deps, leases: new Leases(store, 'node-1', systemClock) });
+    const two = new SessionOwnership({ ...deps, leases: new Leases(store, 'node-2', systemClock) });
+    expect(await one.movedElsewhere('i1')).to.equal(false);
+    expect(await one.mayOpen('i1')).to.equal(true);
+    expect(await two.mayOpen('i1')).to.equal(false);
+    expect(await one.movedElsewhere('i1')).to.equal(false);
+    expect(await two.movedElsewhere('i1')).to.equal(true);
+    await one.stop();
+    expect(await two.mayOpen('i1')).to.equal(true);
+    expect(await one.movedElsewhere('i1')).to.equal(true);
+    await two.stop();
+  });
 });

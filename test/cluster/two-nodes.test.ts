@@ -229,7 +229,7 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(await b.exited).to.equal(0);
   });
 
-  it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them', async () => {
+  it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them; a clean stop then hands over at once', async () => {
     const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
     const a = await spawnGateway(env(await nodeDir(keys)));
     running.push(a);
@@ -269,5 +269,31 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(stored).not.to.include(viaA.body.message_id);
     // One connection at a time: B's takeover is the only SessionConnected since the freeze.
     expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt)).to.have.length(1);
+
+    // A clean stop (a deploy) hands over at once: the next node need not wait for the lease to lapse.
+    const c = await spawnGateway(env(await nodeDir(keys)));
+    running.push(c);
+    const stoppedAt = Date.now();
+    b.child.kill('SIGTERM');
+    expect(await b.exited).to.equal(0);
+    await waitFor(
+      () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= stoppedAt),
+      'the session open on a live node',
+      TTL_MS,
+    );
+    const handedOverMs = Date.now() - stoppedAt;
+    // A (awake again) and C are both live: either may take it.
+    expect([a.child.pid, c.child.pid]).to.include(pidOf(await holderOf(`session:${instance.id}`)));
+    console.log(`      clean stop: the session opened on the next node ${handedOverMs} ms after SIGTERM (lease ttl ${TTL_MS} ms)`);
+
+    // A node that does not write the read models still learns of a rotated secret: the old
+    // tokens die there too (its dry runner feeds the secret generations).
+    await waitFor(async () => [a.child.pid, c.child.pid].includes(pidOf(await holderOf('projections')) as number), 'a live node writes the read models', 10 * TTL_MS);
+    const writer = pidOf(await holderOf('projections')) === a.child.pid ? apiA : apiFor(c.url);
+    const follower = writer === apiA ? apiFor(c.url) : apiA;
+    expect((await follower('GET', '/account', { token: owner.jwt })).status).to.equal(200);
+    const rotated = await writer('POST', '/account/client-secret/rotate', { token: owner.jwt });
+    expect(rotated.status, rotated.text).to.equal(200);
+    await waitFor(async () => (await follower('GET', '/account', { token: owner.jwt })).status === 401, 'the old token refused on the follower', 5_000);
   });
 });

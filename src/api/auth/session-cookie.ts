@@ -1,14 +1,14 @@
 import type { Context } from 'koa';
 
 /** The web app's session: the same JWT the API issues, carried by an http-only cookie. */
-export const SESSION_COOKIE = 'gw_session';
+const SESSION_COOKIE = 'gw_session';
 
 /**
  * The web app sends this header on every call. A page of another origin cannot add a custom
  * header to a cross-origin request without a CORS preflight, which the gateway never grants,
  * so a cookie-carried write without it is a forgery (SameSite=Strict is the first defence).
  */
-export const CSRF_HEADER = 'x-gateway-app';
+const CSRF_HEADER = 'x-gateway-app';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 export const ACCOUNT_REGISTRY_STREAM = 'accounts';
 export const accountStream = (accountId: string) => `account-${accountId}`;
 
-export const AccountRegistered = Type.Object({
+const AccountRegistered = Type.Object({
   account_id: Type.String(),
   user_id: Type.Integer({ minimum: 1 }),
   email: Type.String(),
@@ -14,7 +14,7 @@ export const AccountRegistered = Type.Object({
   client_secret_hash: Type.String(),
 });
 
-export const ClientSecretRotated = Type.Object({
+const ClientSecretRotated = Type.Object({
   account_id: Type.String(),
   client_secret_hash: Type.String(),
 });
@@ -22,9 +22,9 @@ export const ClientSecretRotated = Type.Object({
 const SignInMethod = Type.Union([Type.Literal('password'), Type.Literal('client_credentials')]);
 
 /** Sign-ins are facts for the account's audit trail; `address` is the client's, per TRUST_PROXY. */
-export const SignInSucceeded = Type.Object({ method: SignInMethod, address: Type.String() });
+const SignInSucceeded = Type.Object({ method: SignInMethod, address: Type.String() });
 
-export const SignInFailed = Type.Object({ method: SignInMethod, address: Type.String() });
+const SignInFailed = Type.Object({ method: SignInMethod, address: Type.String() });
 
 export const AccountEventSchemas = { AccountRegistered, ClientSecretRotated, SignInSucceeded, SignInFailed } as const;
 

@@ -1,7 +1,7 @@
 import type { Collection, Document, DocumentStore, WriteOp, WriteOptions } from './port.js';
 
 /** Where each rebuilt read model's collections live: logical name → physical name. */
-export const ALIASES = 'read_model_aliases';
+const ALIASES = 'read_model_aliases';
 
 type AliasDoc = { _id: string; physical: string };
 

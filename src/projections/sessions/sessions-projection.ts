@@ -2,6 +2,7 @@ import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const SESSION_STATUS = 'session_status';
 
@@ -27,12 +28,10 @@ export interface SessionStatusDoc extends Document {
   last_disconnect?: { reason: string; at: string; message?: string };
 }
 
-const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
-
 function status(event: RecordedEvent, set: Record<string, unknown>, unset: string[] = []): WriteOp {
   const update: Record<string, Record<string, unknown>> = { $set: set };
   if (unset.length > 0) update.$unset = Object.fromEntries(unset.map((f) => [f, '']));
-  return { collection: SESSION_STATUS, op: 'updateOne', filter: { _id: instanceIdOf(event) }, update, upsert: true };
+  return { collection: SESSION_STATUS, op: 'updateOne', filter: { _id: idOfStream(event.streamId) }, update, upsert: true };
 }
 
 /** The profile fields a ProfileUpdated carries and the status keeps under the same names. */

@@ -51,6 +51,8 @@ export class SessionOwnership implements SessionHandover {
   private scanning = false;
   private renewing = false;
   private stopped = false;
+  /** Shutting down: opens nothing more, while the sessions it holds stay renewed until they are closed. */
+  private closing = false;
   private readonly mono: () => number;
 
   constructor(private readonly o: SessionOwnershipOptions) {
@@ -77,6 +79,11 @@ export class SessionOwnership implements SessionHandover {
     void this.takeOver();
   }
 
+  /** Before the manager closes its sockets: no new session opens here (a takeover scan would race the shutdown). */
+  closeForShutdown(): void {
+    this.closing = true;
+  }
+
   /** Stops the rounds and gives every lease up, so other nodes open the sessions at once (a deploy). Call after the manager closed its sockets. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -89,7 +96,7 @@ export class SessionOwnership implements SessionHandover {
 
   /** Before a connect: takes (or renews) the lease; false when another node holds it. */
   async mayOpen(instanceId: string): Promise<boolean> {
-    if (this.stopped) return false;
+    if (this.stopped || this.closing) return false;
     const started = this.mono();
     const token = await this.o.leases.acquire(sessionLease(instanceId), this.o.ttlMs).catch((err: unknown) => {
       this.o.logger.warn({ err, instanceId }, 'session lease not taken');
@@ -186,13 +193,13 @@ export class SessionOwnership implements SessionHandover {
 
   /** Opens the paired sessions whose lease is free: never held, released, or lapsed with a dead node. */
   private async takeOver(): Promise<void> {
-    if (this.scanning || this.stopped || !this.control) return;
+    if (this.scanning || this.stopped || this.closing || !this.control) return;
     this.scanning = true;
     try {
       const paired = await this.o.sessions.paired();
       const leases = new Map((await this.o.leases.list(paired.map((s) => sessionLease(s._id)))).map((l) => [l._id, l]));
       for (const status of paired) {
-        if (this.stopped) return;
+        if (this.stopped || this.closing) return;
         if (this.held.has(status._id) || !this.o.leases.isFree(leases.get(sessionLease(status._id)))) continue;
         const instance = await this.o.instances.byId(status._id);
         if (!instance || isLapsed(instance.billing_status)) continue;

@@ -4,11 +4,11 @@ import type { Clock } from '../../infra/clock.js';
 import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
-import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
+import type { QueuedNotice } from '../webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { DELIVERIES, type DeliveryDoc, type DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
-import { Known } from './known.js';
+import { HeldDeliveries } from './held-deliveries.js';
 import { everyLane, LaneLeases, type LaneOwnership } from './lane-claims.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
@@ -58,7 +58,7 @@ interface AttemptRights {
  */
 export class Dispatcher {
   private readonly scheduler: Scheduler;
-  private readonly known = new Known();
+  private readonly known = new HeldDeliveries();
   private readonly writer: OutcomeWriter;
   private readonly lanes: LaneLoader;
   private readonly retries: RetryLoader;

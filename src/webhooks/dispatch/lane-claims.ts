@@ -26,7 +26,7 @@ interface Held {
   timer: NodeJS.Timeout | undefined;
 }
 
-export interface LaneLeaseOptions {
+interface LaneLeaseOptions {
   leases: Leases;
   /** Every instance that may have deliveries (the hook docs). */
   instances: () => Promise<string[]>;
@@ -39,7 +39,7 @@ export interface LaneLeaseOptions {
   lost: (instanceId: string) => void;
 }
 
-export const laneLeaseName = (instanceId: string) => `webhook-lane:${instanceId}`;
+const laneLeaseName = (instanceId: string) => `webhook-lane:${instanceId}`;
 
 /**
  * Lane claims by lease (fencing token, TTL) in the shared document store. Renewed every third of

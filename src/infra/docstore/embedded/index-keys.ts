@@ -4,7 +4,7 @@ import { compilePartialFilter, type PartialFilter } from './partial-filter.js';
 import { pathValues } from './paths.js';
 import { compareValues } from './value-order.js';
 
-export type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
+type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
 
 export interface IndexDef {
   readonly collection: string;

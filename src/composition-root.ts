@@ -81,7 +81,7 @@ import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
 import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
 import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
-import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { BridgeOutbox } from './helpdesk/bridge/outbox.js';
 import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
 import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
 import { ImportHistory } from './helpdesk/bridge/import-history.js';
@@ -96,7 +96,7 @@ import { LeasedProjections } from './cluster/leased-projections.js';
 import { SessionOwnership } from './sessions/ownership/session-ownership.js';
 import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
 
-export const VERSION = '1.0.0';
+const VERSION = '1.0.0';
 
 export interface GatewayOptions {
   clock?: Clock;
@@ -175,7 +175,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     new ProjectionRunner(
       backends.events,
       backends.docs,
-      projectionList,
+      // A dry runner folds only for the commit hooks: projections without one are left out.
+      mode === 'dry' ? projectionList.filter((p) => p.committed !== undefined) : projectionList,
       logger,
       // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
       { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { checkpointEveryBatch: true, dryRun: mode === 'dry' } : {}) },
@@ -378,6 +379,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await bridge.stop();
       await queuedSends.stop();
+      ownership?.closeForShutdown();
       await manager.shutdown();
       await ownership?.stop();
       await webhooks.stop();
