@@ -12,10 +12,12 @@ export interface LaneOwnership {
   owns(instanceId: string): boolean;
   /** Aborts when this node must stop attempting the instance's deliveries (its claim is lapsing or lost); null when it may not start one now. */
   attemptSignal(instanceId: string): AbortSignal | null;
+  /** The instance has new deliveries: claim its lane now if nobody holds it, rather than at the next round. */
+  want(instanceId: string): void;
 }
 
 /** One node: every lane is this node's, for as long as it runs. */
-export const everyLane = (stop: AbortSignal): LaneOwnership => ({ owns: () => true, attemptSignal: () => stop });
+export const everyLane = (stop: AbortSignal): LaneOwnership => ({ owns: () => true, attemptSignal: () => stop, want: () => undefined });
 
 interface Held {
   token: number;
@@ -50,6 +52,10 @@ const laneLeaseName = (instanceId: string) => `webhook-lane:${instanceId}`;
  */
 export class LaneLeases implements LaneOwnership {
   private readonly held = new Map<string, Held>();
+  /** Lanes being claimed outside a round (want), so a burst of notices makes one attempt. */
+  private readonly wanting = new Set<string>();
+  /** Lanes found held elsewhere by a want: not asked again before this (the rounds still look). */
+  private readonly heldElsewhereUntil = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | null = null;
   private stopped = false;
@@ -69,6 +75,19 @@ export class LaneLeases implements LaneOwnership {
     const held = this.held.get(instanceId);
     if (!held || held.signal.aborted || held.until - this.o.clock.now().getTime() <= this.marginMs) return null;
     return held.signal;
+  }
+
+  want(instanceId: string): void {
+    if (this.stopped || this.held.has(instanceId) || this.wanting.has(instanceId)) return;
+    if ((this.heldElsewhereUntil.get(instanceId) ?? 0) > this.o.clock.now().getTime()) return;
+    this.wanting.add(instanceId);
+    void this.take(instanceId)
+      .then((taken) => {
+        if (taken) this.heldElsewhereUntil.delete(instanceId);
+        else this.heldElsewhereUntil.set(instanceId, this.o.clock.now().getTime() + this.o.ttlMs / 3);
+      })
+      .catch((err: unknown) => this.o.logger.warn({ err, instanceId }, 'a webhook lane could not be claimed; the next round tries again'))
+      .finally(() => this.wanting.delete(instanceId));
   }
 
   /** Claims what it can now, then keeps renewing and claiming. */
@@ -115,14 +134,23 @@ export class LaneLeases implements LaneOwnership {
       const seen = stored.get(name);
       // Ours still in the store (let go here when a renewal came late): acquire renews it.
       if (!this.o.leases.isFree(seen) && seen?.holder !== this.o.leases.nodeId) continue;
-      const token = await this.o.leases.acquire(name, this.o.ttlMs);
-      if (token === null) continue;
-      const abort = new AbortController();
-      const fresh: Held = { token, until: 0, abort, signal: AbortSignal.any([this.o.stop, abort.signal]), timer: undefined };
-      this.held.set(instanceId, fresh);
-      this.extend(instanceId, fresh, now + this.o.ttlMs);
-      this.o.gained(instanceId);
+      await this.take(instanceId);
     }
+  }
+
+  /** True when the lane is this node's now. */
+  private async take(instanceId: string): Promise<boolean> {
+    const now = this.o.clock.now().getTime();
+    const token = await this.o.leases.acquire(laneLeaseName(instanceId), this.o.ttlMs);
+    // Taken meanwhile by the other path (a round and a want race): one hold only.
+    if (token === null || this.stopped) return false;
+    if (this.held.has(instanceId)) return true;
+    const abort = new AbortController();
+    const fresh: Held = { token, until: 0, abort, signal: AbortSignal.any([this.o.stop, abort.signal]), timer: undefined };
+    this.held.set(instanceId, fresh);
+    this.extend(instanceId, fresh, now + this.o.ttlMs);
+    this.o.gained(instanceId);
+    return true;
   }
 
   private extend(instanceId: string, held: Held, until: number): void {

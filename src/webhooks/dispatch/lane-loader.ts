@@ -56,7 +56,11 @@ export class LaneLoader {
     if (this.shared) {
       // Several nodes: a node that does not hold the projections' lease folds the events without
       // writing them, so a notice may name a delivery not in the log yet. It is a hint to read.
-      for (const id of new Set(notices.map((n) => n.instance_id))) void this.refill(this.scheduler.lane(id));
+      for (const id of new Set(notices.map((n) => n.instance_id))) {
+        if (this.ownership.owns(id)) void this.refill(this.scheduler.lane(id));
+        // A lane nobody feeds yet (a new instance): claimed now, read once gained.
+        else this.ownership.want(id);
+      }
       return;
     }
     const byLane = new Map<Lane, QueuedNotice[]>();
