@@ -24,7 +24,7 @@ export interface LeasedProjectionsOptions {
   monotonicMs?: () => number;
 }
 
-const PROJECTIONS_LEASE = 'projections';
+export const PROJECTIONS_LEASE = 'projections';
 
 export class RebuildRefused extends Error {}
 
