@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { decideForward, ForwardToOwner, LIVE_INSTANCE, type SessionOwners } from '../../src/api/middleware/forward-to-owner.js';
 import { requestContext } from '../../src/api/middleware/request-context.js';
+import { buildOpenApi } from '../../src/api/openapi.js';
+import { defineRoute } from '../../src/api/route.js';
 
 /** The ownership port as a table: instance id -> owner elsewhere; it counts the questions asked. */
 class OwnerTable implements SessionOwners {
@@ -195,5 +197,15 @@ describe('forwarding a request to the node owning the session', () => {
       expect(res.headers['retry-after']).to.equal('7');
       expect(handledHere).to.equal(0);
     });
+  });
+
+  it('documents 503 on the routes that may be forwarded, and only on those', () => {
+    const route = (path: string, liveSession: boolean) =>
+      defineRoute({ method: 'get', path, summary: path, tag: 'T', auth: 'instance', liveSession, response: { description: 'ok' }, handler: () => ({ body: {} }) });
+    const doc = buildOpenApi([route('/instances/{id}/live', true), route('/instances/{id}/stored', false)], 'test') as unknown as {
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    expect(doc.paths['/instances/{id}/live']?.get.responses).to.have.property('503');
+    expect(doc.paths['/instances/{id}/stored']?.get.responses).to.not.have.property('503');
   });
 });
