@@ -83,6 +83,8 @@ describe('forwarding a request to the node owning the session', () => {
         req.on('data', (c: string) => (body += c));
         req.on('end', () => {
           seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+          // A frozen node: the connection is accepted, no answer ever comes.
+          if (req.url?.startsWith('/live/frozen')) return;
           if (req.url?.startsWith('/empty')) {
             res.writeHead(204, { 'x-owner': 'yes' }).end();
             return;
@@ -97,8 +99,8 @@ describe('forwarding a request to the node owning the session', () => {
       const deadUrl = await listen(dead);
       await new Promise<void>((resolve) => dead.close(() => resolve()));
 
-      owners = new OwnerTable({ remote: { node: 'node-b', address: ownerUrl }, dead: { node: 'node-c', address: deadUrl } });
-      forwarding = new ForwardToOwner({ owners, nodeId: 'node-a', logger: pino({ level: 'silent' }), retryAfterSeconds: 7, connectTimeoutMs: 500 });
+      owners = new OwnerTable({ remote: { node: 'node-b', address: ownerUrl }, frozen: { node: 'node-b', address: ownerUrl }, dead: { node: 'node-c', address: deadUrl } });
+      forwarding = new ForwardToOwner({ owners, nodeId: 'node-a', logger: pino({ level: 'silent' }), retryAfterSeconds: 7, connectTimeoutMs: 500, answerTimeoutMs: 400 });
       const app = new Koa();
       app.use(requestContext(pino({ level: 'silent' })));
       // What the router does for a liveSession route: name the instance, then hand over.
@@ -118,6 +120,7 @@ describe('forwarding a request to the node owning the session', () => {
     after(async () => {
       await forwarding.close();
       await new Promise<void>((resolve) => front.close(() => resolve()));
+      owner.closeAllConnections();
       await new Promise<void>((resolve) => owner.close(() => resolve()));
     });
     beforeEach(() => {
@@ -195,6 +198,16 @@ describe('forwarding a request to the node owning the session', () => {
       expect(res.status).to.equal(503);
       expect(JSON.parse(res.body).error.type).to.equal('unavailable');
       expect(res.headers['retry-after']).to.equal('7');
+      expect(handledHere).to.equal(0);
+    });
+
+    it('answers 503 unavailable when the owner takes the request and never answers (a frozen node)', async () => {
+      const started = Date.now();
+      const res = await send(`${frontUrl}/live/frozen`, 'GET', {});
+      expect(res.status).to.equal(503);
+      expect(JSON.parse(res.body).error.type).to.equal('unavailable');
+      expect(Date.now() - started).to.be.below(5_000);
+      expect(seen.map((s) => s.url)).to.deep.equal(['/live/frozen']);
       expect(handledHere).to.equal(0);
     });
   });

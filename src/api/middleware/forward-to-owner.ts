@@ -26,6 +26,11 @@ export interface ForwardToOwnerOptions {
   retryAfterSeconds: number;
   /** A dead owner must not hold the request long: the client is better told to retry. */
   connectTimeoutMs?: number;
+  /**
+   * How long a connected owner may take to start its answer, or pause within it: a frozen node
+   * accepts connections (the kernel does) but never answers. Long enough for a QR or a send.
+   */
+  answerTimeoutMs?: number;
 }
 
 export type ForwardDecision = { forward: false; why: 'forwarded already' | 'no other owner' | 'bad address' } | { forward: true; node: string; origin: string };
@@ -85,7 +90,8 @@ export class ForwardToOwner {
 
   constructor(private readonly o: ForwardToOwnerOptions) {
     // One keep-alive pool per owner origin; a connect that does not succeed quickly means a dead node.
-    this.agent = new Agent({ connect: { timeout: o.connectTimeoutMs ?? 2_000 } });
+    const answerTimeout = o.answerTimeoutMs ?? 60_000;
+    this.agent = new Agent({ connect: { timeout: o.connectTimeoutMs ?? 2_000 }, headersTimeout: answerTimeout, bodyTimeout: answerTimeout });
   }
 
   readonly middleware = async (ctx: Context, next: Next): Promise<void> => {
