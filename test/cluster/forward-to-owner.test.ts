@@ -14,6 +14,7 @@ class OwnerTable implements SessionOwners {
   constructor(private readonly table: Record<string, { node: string; address: string }>) {}
   async ownerElsewhere(instanceId: string) {
     this.asked++;
+    if (instanceId === 'unreadable') throw new Error('the leases cannot be read');
     return this.table[instanceId] ?? null;
   }
 }
@@ -195,6 +196,14 @@ describe('forwarding a request to the node owning the session', () => {
 
     it('answers 503 unavailable with Retry-After when the owner does not answer, and handles nothing here', async () => {
       const res = await send(`${frontUrl}/live/dead`, 'POST', { 'content-type': 'application/json', 'content-length': '2' }, '{}');
+      expect(res.status).to.equal(503);
+      expect(JSON.parse(res.body).error.type).to.equal('unavailable');
+      expect(res.headers['retry-after']).to.equal('7');
+      expect(handledHere).to.equal(0);
+    });
+
+    it('answers 503 unavailable, not 500, when the leases cannot be read', async () => {
+      const res = await send(`${frontUrl}/live/unreadable`, 'GET', {});
       expect(res.status).to.equal(503);
       expect(JSON.parse(res.body).error.type).to.equal('unavailable');
       expect(res.headers['retry-after']).to.equal('7');

@@ -97,13 +97,21 @@ export class ForwardToOwner {
   readonly middleware = async (ctx: Context, next: Next): Promise<void> => {
     const instanceId = ctx.state[LIVE_INSTANCE] as string | undefined;
     if (instanceId === undefined) return next();
-    const decision = await decideForward(ctx.req.headers, instanceId, this.o.owners);
+    const decision = await decideForward(ctx.req.headers, instanceId, this.o.owners).catch((err: unknown) => {
+      // The leases could not be read (the database is away): where the session lives is unknown.
+      this.o.logger.warn({ err, instanceId }, 'session owner not found');
+      throw this.unavailable('where this session lives cannot be read now; retry shortly');
+    });
     if (!decision.forward) {
       if (decision.why === 'bad address') this.o.logger.warn({ instanceId }, 'session owner advertises no usable address: handled here');
       return next();
     }
     await this.forward(ctx, decision.origin, decision.node, instanceId);
   };
+
+  private unavailable(message: string): DomainError {
+    return new DomainError('unavailable', message, undefined, this.o.retryAfterSeconds);
+  }
 
   async close(): Promise<void> {
     await this.agent.close();
@@ -124,7 +132,7 @@ export class ForwardToOwner {
     } catch (err) {
       // The owner is down or cut off: its lease lapses and the session moves, so a retry succeeds.
       this.o.logger.warn({ err, instanceId, node }, 'session owner unreachable');
-      throw new DomainError('unavailable', 'the node holding this session does not answer; retry shortly', undefined, this.o.retryAfterSeconds);
+      throw this.unavailable('the node holding this session does not answer; retry shortly');
     }
     ctx.status = answer.statusCode;
     const named = new Set(String(answer.headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
