@@ -99,6 +99,8 @@ import { serveRebuilds } from './rebuild/control-server.js';
 import { Leases } from './cluster/leases.js';
 import { newNodeId } from './cluster/node-id.js';
 import { ExpiringDocClaims, singleNodeClaims } from './infra/doc-claims.js';
+import { nodeAddress } from './cluster/node-address.js';
+import { ForwardToOwner } from './api/middleware/forward-to-owner.js';
 import { LeasedProjections } from './cluster/leased-projections.js';
 import { SessionOwnership } from './sessions/ownership/session-ownership.js';
 import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
@@ -341,6 +343,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...accountTokenRoutes({ accounts: accountQueries, tokens: accessTokens, commands: tokenCommands, clock }),
   ];
 
+  // Many nodes: a request needing a session another node owns goes there (embedded mode: none).
+  const toOwner =
+    ownership && leases
+      ? new ForwardToOwner({
+          owners: ownership,
+          nodeId: leases.nodeId,
+          logger: logger.child({ module: 'cluster' }),
+          // The owner's lease lapses within the ttl and the next scan opens the session elsewhere.
+          retryAfterSeconds: Math.max(1, Math.ceil(config.LEASE_TTL_MS / 4000)),
+        })
+      : null;
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
   await idempotency.setup();
   const stopSweeping = sweepPeriodically(idempotency, 3600_000, (err) => logger.warn({ err }, 'expired idempotency keys not swept'));
@@ -352,6 +365,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     extraRoutes,
     openApiExtras: webhookOpenApi(),
     idempotency,
+    ...(toOwner ? { toOwner: toOwner.middleware } : {}),
     metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
   });
   // After the API's routes: only what they leave unanswered reaches the static files.
@@ -391,6 +405,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       if (metricsServer) await new Promise<void>((resolve) => metricsServer.close(() => resolve()));
       await closed;
       clearTimeout(timer);
+      await toOwner?.close();
       await hub.stop();
       stopSweeping();
       await billing.stop();
@@ -419,6 +434,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
+  // Before any session lease is taken (manager and ownership start below): each carries the address.
+  leases?.advertise(nodeAddress(config.NODE_URL, config.HOST, port));
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
   await manager.start();

@@ -1,4 +1,4 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
@@ -31,9 +31,11 @@ export interface AppOptions {
   openApiExtras?: OpenApiExtras;
   /** Where Idempotency-Key answers are kept (routes flagged `idempotent`). */
   idempotency: IdempotencyStore;
+  /** Many nodes: sends requests of `liveSession` routes to the node owning the session (middleware/forward-to-owner). */
+  toOwner?: Middleware;
 }
 
-export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
+export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [], openApiExtras, idempotency, toOwner }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -55,7 +57,7 @@ export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [],
   const methods = methodChecks(routes);
   app.use(methods.literal);
   const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S });
-  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency, limits)));
+  app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency, limits, toOwner)));
   app.use(methods.fallback);
   return app;
 }

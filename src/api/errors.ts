@@ -12,6 +12,7 @@ const STATUS: Record<ErrorType | 'internal', number> = {
   payload_too_large: 413,
   rate_limited: 429,
   upstream_failed: 502,
+  unavailable: 503,
   internal: 500,
 };
 

@@ -12,6 +12,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'request body too large',
   429: 'too many failed attempts; see Retry-After',
   502: 'upstream failed',
+  503: 'with many nodes: the node holding the session does not answer; retry after Retry-After seconds',
 };
 
 /** The header of routes flagged `idempotent` (CONTRACT.md, Idempotent writes). */
@@ -77,6 +78,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string, extra
     if (route.auth === 'instance' || route.auth === 'instance_jwt') (statuses.add(403), statuses.add(404));
     if (route.body) statuses.add(413);
     if (route.idempotent) statuses.add(409);
+    // Forwarded to the session's owner with many nodes: a dead owner answers 503 until its lease moves.
+    if (route.liveSession) statuses.add(503);
     for (const status of [...statuses].sort()) {
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? 'error',

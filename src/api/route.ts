@@ -73,6 +73,11 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   idempotent?: boolean;
   /** The route acts on the instance: refused with 402 payment_required while it is EXPIRED or CANCELED. */
   paidOnly?: boolean;
+  /**
+   * The route needs the instance's live session (the socket, or state only the process holding it
+   * knows). With many nodes it is forwarded to the node owning the session (api/middleware/forward-to-owner).
+   */
+  liveSession?: boolean;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;
 }
 

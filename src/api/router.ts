@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { TSchema } from '@sinclair/typebox';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
 import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { once, type StoredAnswer } from './idempotency/once.js';
+import { LIVE_INSTANCE } from './middleware/forward-to-owner.js';
 import type { RateLimits } from './middleware/rate-limits.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { boundedParams, checkDepth, Validator } from './validation.js';
@@ -12,8 +13,19 @@ import { boundedParams, checkDepth, Validator } from './validation.js';
 /** What a route without a query schema receives as its query. */
 const NO_INPUT = Object.freeze({});
 
-/** Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only. */
-export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, defaultBodyLimit: number, idempotency: IdempotencyStore, limits?: RateLimits): Router {
+/**
+ * Mounts routes: body limit, auth, validation, handler, answer. Handlers see typed input only.
+ * `toOwner`, with many nodes, sends a `liveSession` route's request to the node owning the
+ * session once the caller is authenticated, before its body is read.
+ */
+export function buildRouter(
+  routes: readonly AnyRoute[],
+  auth: Authenticator,
+  defaultBodyLimit: number,
+  idempotency: IdempotencyStore,
+  limits?: RateLimits,
+  toOwner?: Middleware,
+): Router {
   const router = new Router();
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
@@ -42,6 +54,15 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       const instanceId = route.auth === 'instance' || route.auth === 'instance_jwt' ? pathParams.id : undefined;
       const { principal, instance } = await auth.authenticate(ctx, route.auth, instanceId);
       if (limits && principal) limits.take(principal.accountId, instance?._id);
+      if (toOwner && route.liveSession && instance) {
+        ctx.state[LIVE_INSTANCE] = instance._id;
+        return toOwner(ctx, () => local(ctx, principal, instance, pathParams));
+      }
+      return local(ctx, principal, instance, pathParams);
+    });
+
+    /** What this node does with the request: parse, validate, run the handler (once, when idempotent). */
+    const local = async (ctx: Context, principal: Principal | undefined, instance: RouteInput<unknown, unknown, unknown>['instance'] | undefined, pathParams: Record<string, string>) => {
       if (takesBody) await parser(ctx, async () => undefined);
       if (takesBody) checkDepth(ctx.request.body);
       const input = {
@@ -71,7 +92,7 @@ export function buildRouter(routes: readonly AnyRoute[], auth: Authenticator, de
       if (answer.headers) for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
       if (answer.contentType) ctx.type = answer.contentType;
       ctx.body = answer.body;
-    });
+    };
   }
   return router;
 }

@@ -13,6 +13,12 @@ export type LeaseDoc = {
   expiresAt: number;
   /** When the current token was handed out (ms, the taker's clock): how long the holder has had it. */
   acquiredAt: number;
+  /**
+   * The holder's internal HTTP address (NODE_URL), written with every acquisition: where other
+   * nodes forward a request about a session this node owns. Null before the node listens; absent
+   * on leases stored before nodes advertised one.
+   */
+  address?: string | null;
 };
 
 /** Who holds a lease now (never an expired or released one). */
@@ -20,6 +26,7 @@ export interface LeaseHolder {
   holder: string;
   token: number;
   expiresAt: number;
+  address?: string;
 }
 
 export const LEASES_COLLECTION = 'cluster_leases';
@@ -34,6 +41,8 @@ export const LEASES_COLLECTION = 'cluster_leases';
  */
 export class Leases {
   private readonly col: Collection<LeaseDoc>;
+  /** Set once the node listens (its port may be chosen then); leases taken before carry none. */
+  private address: string | undefined;
 
   constructor(
     docs: DocumentStore,
@@ -45,6 +54,11 @@ export class Leases {
     this.col = docs.collection<LeaseDoc>(collection);
   }
 
+  /** The internal address this node advertises in the leases it takes from now on. */
+  advertise(address: string): void {
+    this.address = address;
+  }
+
   /**
    * Takes the lease when nobody holds it (never held, released or expired) and returns the new
    * fencing token; null when another node holds it. Held by us already: renews it, same token.
@@ -54,7 +68,7 @@ export class Leases {
     const seen = await this.col.findOne({ _id: name });
     if (!seen) {
       try {
-        await this.col.insertOne({ _id: name, holder: this.nodeId, token: 1, expiresAt: now + ttlMs, acquiredAt: now }, { durable: true });
+        await this.col.insertOne({ _id: name, holder: this.nodeId, token: 1, expiresAt: now + ttlMs, acquiredAt: now, address: this.address ?? null }, { durable: true });
         return 1;
       } catch (err) {
         // Another node inserted it first: it holds the lease.
@@ -68,7 +82,7 @@ export class Leases {
     // Compare-and-set on the token we read: of two nodes racing for a lapsed lease, one matches.
     const taken = await this.col.updateOne(
       { _id: name, token: seen.token, $or: [{ holder: null }, { expiresAt: { $lte: now } }] },
-      { $set: { holder: this.nodeId, token, expiresAt: now + ttlMs, acquiredAt: now } },
+      { $set: { holder: this.nodeId, token, expiresAt: now + ttlMs, acquiredAt: now, address: this.address ?? null } },
       { durable: true },
     );
     return taken.matchedCount === 1 ? token : null;
@@ -80,7 +94,7 @@ export class Leases {
    * unchanged token proves nobody else held it meanwhile.
    */
   async renew(name: string, token: number, ttlMs: number): Promise<boolean> {
-    const renewed = await this.col.updateOne({ _id: name, holder: this.nodeId, token }, { $set: { expiresAt: this.now() + ttlMs } }, { durable: true });
+    const renewed = await this.col.updateOne({ _id: name, holder: this.nodeId, token }, { $set: { expiresAt: this.now() + ttlMs, address: this.address ?? null } }, { durable: true });
     return renewed.matchedCount === 1;
   }
 
@@ -94,7 +108,7 @@ export class Leases {
   async holder(name: string): Promise<LeaseHolder | null> {
     const doc = await this.col.findOne({ _id: name });
     if (!doc || doc.holder === null || doc.expiresAt <= this.now()) return null;
-    return { holder: doc.holder, token: doc.token, expiresAt: doc.expiresAt };
+    return { holder: doc.holder, token: doc.token, expiresAt: doc.expiresAt, ...(typeof doc.address === 'string' ? { address: doc.address } : {}) };
   }
 
   /** Every stored lease of these names, held or not (one query, for a node scanning what it could take). */

@@ -10,7 +10,9 @@ export type ErrorType =
   | 'not_connected'
   | 'payload_too_large'
   | 'rate_limited'
-  | 'upstream_failed';
+  | 'upstream_failed'
+  /** A node this one depends on does not answer (another gateway node, while its share moves). */
+  | 'unavailable';
 
 export interface ErrorDetail {
   field: string;
@@ -22,7 +24,7 @@ export class DomainError extends Error {
     readonly type: ErrorType,
     message: string,
     readonly details?: ErrorDetail[],
-    /** Seconds a client should wait before retrying (rate_limited). */
+    /** Seconds a client should wait before retrying (rate_limited, unavailable). */
     readonly retryAfterSeconds?: number,
   ) {
     super(message);

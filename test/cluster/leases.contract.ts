@@ -49,6 +49,19 @@ export function leasesContract(adapterName: string, factory: () => Promise<{ sto
       expect(await a.currentToken('s1')).to.equal(2);
     });
 
+    it("names the holder's advertised address, and never a former holder's: a node taking a lapsed lease writes its own (or none)", async () => {
+      a.advertise('http://10.0.0.1:8080');
+      expect(await a.acquire('s1', 1_000)).to.equal(1);
+      expect((await b.holder('s1'))?.address).to.equal('http://10.0.0.1:8080');
+      clock.advance(1_000);
+      // b has not advertised yet (it is not listening): the lease says nothing of where it is.
+      expect(await b.acquire('s1', 1_000)).to.equal(2);
+      expect(await a.holder('s1')).to.deep.equal({ holder: 'node-b', token: 2, expiresAt: clock.ms + 1_000 });
+      b.advertise('http://10.0.0.2:8080');
+      expect(await b.renew('s1', 2, 1_000)).to.equal(true);
+      expect((await a.holder('s1'))?.address).to.equal('http://10.0.0.2:8080');
+    });
+
     it('renews: the holder keeps its token past the first term, others stay out', async () => {
       const token = (await a.acquire('s1', 1_000)) as number;
       clock.advance(800);

@@ -78,4 +78,23 @@ describe('session ownership when its node loses the database', () => {
     expect(await one.movedElsewhere('i1')).to.equal(true);
     await two.stop();
   });
+
+  it('names the other node owning a session and its advertised address, for forwarding; none for its own, a free or an address-less one', async () => {
+    const logger = createLogger('silent');
+    const deps = { sessions: new SessionQueries(store), instances: new InstanceQueries(store), logger, ttlMs: 60_000 };
+    const leasesOne = new Leases(store, 'node-1', systemClock);
+    leasesOne.advertise('http://10.0.0.1:8080');
+    const one = new SessionOwnership({ ...deps, leases: leasesOne });
+    const two = new SessionOwnership({ ...deps, leases: new Leases(store, 'node-2', systemClock) });
+    expect(await two.ownerElsewhere('i1'), 'nobody holds it').to.equal(null);
+    expect(await one.mayOpen('i1')).to.equal(true);
+    expect(await one.ownerElsewhere('i1'), 'its own').to.equal(null);
+    expect(await two.ownerElsewhere('i1')).to.deep.equal({ node: 'node-1', address: 'http://10.0.0.1:8080' });
+    // A node that advertised nothing (a lease stored before it listened) cannot be reached: handled where it lands.
+    expect(await two.mayOpen('i2')).to.equal(true);
+    expect(await one.ownerElsewhere('i2')).to.equal(null);
+    await one.stop();
+    expect(await two.ownerElsewhere('i1'), 'released').to.equal(null);
+    await two.stop();
+  });
 });

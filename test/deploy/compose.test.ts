@@ -78,6 +78,8 @@ describe('docker-compose.yml: EventStoreDB, a MongoDB replica set, two gateway n
       expect(node(n).depends_on).to.deep.include({ keys: { condition: 'service_completed_successfully' } });
       expect(node(n).depends_on).to.deep.include({ eventstore: { condition: 'service_healthy' }, mongodb: { condition: 'service_healthy' } });
       expect(env(n).TRUST_PROXY).to.equal('true');
+      // The address the other node forwards session requests to: this node's own service.
+      expect(env(n).NODE_URL).to.equal(`http://${n}:8080`);
     }
     expect(services.keys?.volumes).to.include('gateway-keys:/keys');
     expect([services.keys?.command ?? []].flat().join(' ')).to.include("loadOrCreateKey('/keys', n)").and.include("'server', 'jwt'");

@@ -18,6 +18,7 @@ export function chatActionRoutes(commands: ChatActionCommands): AnyRoute[] {
       tag: TAG,
       summary,
       auth: 'instance',
+      liveSession: true,
       paidOnly: true,
       params: InstanceIdParams,
       body,

@@ -28,6 +28,8 @@ export function chatListRoutes(deps: ChatRouteDeps): AnyRoute[] {
       tag: 'Groups',
       summary: "The connected account's groups, by name, paginated (invite_url only where the account is admin)",
       auth: 'instance',
+      // Invite codes come from the live session.
+      liveSession: true,
       params: InstanceIdParams,
       query: GroupListQuery,
       response: { description: 'a page of groups', schema: GroupList },

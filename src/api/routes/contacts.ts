@@ -29,6 +29,7 @@ export function contactRoutes(manager: SessionManager): AnyRoute[] {
       tag: 'Messaging',
       summary: 'Whether a phone number is on WhatsApp, and the jid to write to (409 not_connected when the session is down)',
       auth: 'instance',
+      liveSession: true,
       params: InstanceIdParams,
       query: CheckQuery,
       response: { description: 'the check', schema: CheckAnswer },

@@ -23,6 +23,7 @@ export function mediaRoutes(downloader: MediaDownloader, refresh?: MediaRefresh)
       tag: 'Media',
       summary: `Download and decrypt the ${kind} of a received message; refuses foreign hosts, oversize files and any MAC or hash mismatch`,
       auth: 'instance',
+      liveSession: true,
       params: InstanceIdParams,
       body: MediaDownloadBody,
       response: { description: 'file downloaded', schema: MediaDownloadAnswer },

@@ -43,6 +43,12 @@ const ConfigSchema = Type.Object({
    * on the projections lasts unrenewed, so a dead node's share moves within about this long.
    */
   LEASE_TTL_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
+  /**
+   * Many nodes: this node's internal origin, advertised in its session leases so other nodes
+   * forward requests about its sessions here. Unset: http://<HOST, or the hostname when HOST is a
+   * wildcard>:<the port listened on>.
+   */
+  NODE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/@\\s]+/?$' })),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
   /** WhatsApp Web client version Baileys announces, `major.minor.patch`; unset = the pinned default. */
   WHATSAPP_VERSION: Type.Optional(Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' })),

@@ -114,6 +114,18 @@ export class SessionOwnership implements SessionHandover {
   }
 
   /**
+   * Who else owns the instance's live session, and where it listens (read from the lease only,
+   * never from a request): the API forwards requests that need the session there. Null when this
+   * node holds it, nobody does, or the holder advertised no address: the request is handled here.
+   */
+  async ownerElsewhere(instanceId: string): Promise<{ node: string; address: string } | null> {
+    if (this.held.has(instanceId)) return null;
+    const holder = await this.o.leases.holder(sessionLease(instanceId));
+    if (!holder || holder.holder === this.nodeId || holder.address === undefined) return null;
+    return { node: holder.holder, address: holder.address };
+  }
+
+  /**
    * The fence on session appends: false when this node held the instance's lease and may no
    * longer be its owner (the lease lost, or not renewed in time). Instances it never held pass:
    * a logout or a pairing start records without a socket.

@@ -1,0 +1,166 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
+import { expect } from 'chai';
+import { MongoClient } from 'mongodb';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LEASES_COLLECTION, type LeaseDoc } from '../../src/cluster/leases.js';
+import { startEventStoreTestServer, type EventStoreTestServer } from '../servers/eventstore/server.js';
+import { startMongoTestServer, type MongoTestServer } from '../servers/mongodb/server.js';
+import { apiFor, expectError, newAccount, newInstance } from '../support/gateway.js';
+import { spawnGateway, type GatewayProcess } from '../support/process.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
+
+const TTL_MS = 5_000;
+
+/**
+ * Issue 15: a request that needs an instance's live session reaches the node owning it, whichever
+ * node the load balancer picked. Two gateway processes share the test servers; sessions paired on
+ * A are used through B, and B answers as A's socket says.
+ */
+describe('two gateway nodes: requests about a session are forwarded to its owner', function () {
+  this.timeout(180_000);
+  let esdb: EventStoreTestServer;
+  let mongo: MongoTestServer;
+  let client: MongoClient;
+  const dirs: string[] = [];
+  const running: GatewayProcess[] = [];
+
+  before(async () => {
+    esdb = await startEventStoreTestServer();
+    mongo = await startMongoTestServer();
+    client = new MongoClient(mongo.urlFor('gateway'));
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') for (const gw of running) console.log(gw.logs.filter((l) => /cluster|sessions|"level":[45]0/.test(l)).slice(-40).join('\n'));
+  });
+  after(async () => {
+    for (const gw of running) if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGKILL');
+    await client?.close();
+    await mongo?.close();
+    await esdb?.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function node(keys: { server: string; jwt: string }): Promise<GatewayProcess> {
+    const dir = await mkdtemp(join(tmpdir(), 'gw-fwd-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'server.key'), keys.server, { mode: 0o600 });
+    await writeFile(join(dir, 'jwt.key'), keys.jwt, { mode: 0o600 });
+    const gw = await spawnGateway({
+      DATA_DIR: dir,
+      EVENTSTORE_URL: esdb.url,
+      MONGODB_URL: mongo.urlFor('gateway'),
+      MESSAGING_NETWORK: 'sandbox',
+      LEASE_TTL_MS: String(TTL_MS),
+      READ_YOUR_WRITES_TIMEOUT_MS: '8000',
+    });
+    running.push(gw);
+    return gw;
+  }
+
+  const lease = (instanceId: string) => client.db('gateway').collection<LeaseDoc>(LEASES_COLLECTION).findOne({ _id: `session:${instanceId}` });
+  const pidOf = (doc: LeaseDoc | null) => (doc?.holder ? Number(doc.holder.split(':').at(-2)) : null);
+
+  it('serves send, status, QR, idempotent repeats and logout through the non-owner; 503 while a killed owner holds the lease, then the live node', async () => {
+    const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
+    const a = await node(keys);
+    const b = await node(keys);
+    const apiA = apiFor(a.url);
+    const apiB = apiFor(b.url);
+    const owner = await newAccount(apiA);
+    const auth = { token: owner.jwt };
+
+    // Two sessions paired on A: A holds their leases, with its address.
+    const paired: { id: string; own: string; contact: string }[] = [];
+    for (let i = 0; i < 2; i++) {
+      const instance = await newInstance(apiA, owner);
+      const own = await newPhone(apiA, owner);
+      const contact = await newPhone(apiA, owner);
+      await pairByQr(apiA, owner, instance.id, own.phone);
+      paired.push({ id: instance.id, own: own.phone, contact: contact.phone });
+    }
+    const [one, two] = paired as [(typeof paired)[0], (typeof paired)[0]];
+    const leased = await lease(one.id);
+    expect(pidOf(leased)).to.equal(a.child.pid);
+    expect(leased?.address).to.equal(a.url);
+    await waitFor(async () => (await apiB('GET', `/instances/${one.id}`, auth)).status === 200, 'the instance read on B');
+
+    // Status through B: A's live socket answers (B has none, it would say not connected).
+    const status = await apiB('GET', `/instances/${one.id}/session/status`, auth);
+    expect(status.status, status.text).to.equal(200);
+    expect(status.body.data.connected).to.equal(true);
+
+    // A client's own hop header only keeps the request on B, as a single node would answer it.
+    const hopped = await apiB('GET', `/instances/${one.id}/session/status`, { ...auth, headers: { 'x-gateway-forwarded-by': 'me' } });
+    expect(hopped.status, hopped.text).to.equal(200);
+    expect(hopped.body.data.connected).to.equal(false);
+    // And it never passes a bad token: B refuses it before anything is forwarded.
+    expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token', headers: { 'x-gateway-forwarded-by': 'me' } }), 401, 'unauthorized');
+    expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token' }), 401, 'unauthorized');
+
+    // A text sent through B leaves A's socket and reaches the contact's phone once.
+    const sent = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'through B' } });
+    expect(sent.status, sent.text).to.equal(200);
+    const inbox = async () => ((await apiA('GET', `/sandbox/phones/${one.contact}/inbox`, auth)).body.messages as any[]).map((m) => m.text as string);
+    await waitFor(async () => (await inbox()).includes('through B'), 'the contact received the text');
+
+    // One Idempotency-Key through A then B: the same answer, one message.
+    const key = randomUUID();
+    const viaA = await apiA('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
+    const viaB = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
+    expect(viaA.status, viaA.text).to.equal(200);
+    expect(viaB.status, viaB.text).to.equal(200);
+    expect(viaB.body).to.deep.equal(viaA.body);
+    await waitFor(async () => (await inbox()).includes('once'), 'the idempotent text received');
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await inbox()).filter((t) => t === 'through B')).to.have.length(1);
+    expect((await inbox()).filter((t) => t === 'once')).to.have.length(1);
+
+    // QR of an instance not paired: B starts the pairing and takes its lease; A's request goes to B.
+    const fresh = await newInstance(apiA, owner);
+    await waitFor(async () => (await apiB('GET', `/instances/${fresh.id}`, auth)).status === 200, 'the new instance read on B');
+    const qrB = await apiB('GET', `/instances/${fresh.id}/session/qr`, auth);
+    expect(qrB.status, qrB.text).to.equal(200);
+    expect(pidOf(await lease(fresh.id))).to.equal(b.child.pid);
+    const qrA = await apiA('GET', `/instances/${fresh.id}/session/qr`, auth);
+    expect(qrA.status, qrA.text).to.equal(200);
+    expect(qrA.body.data.qr).to.be.a('string').and.not.equal('');
+    expect(pidOf(await lease(fresh.id)), 'A did not open a second pairing').to.equal(b.child.pid);
+
+    // Logout through B: A's session ends, the instance is no longer paired.
+    const out = await apiB('POST', `/instances/${one.id}/session/logout`, auth);
+    expect(out.status, out.text).to.equal(200);
+    await waitFor(() => esdb.log.all.some((e) => e.streamId === `session-${one.id}` && e.type === 'SessionLoggedOut'), 'the logout recorded');
+    const gone = await apiA('GET', `/instances/${one.id}/session/status`, auth);
+    expect(gone.body.data.connected).to.equal(false);
+    expectError(await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'after logout' } }), 409, 'not_connected');
+
+    // A killed: until its lease on `two` lapses, B cannot reach the owner and says so (503, never 500).
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const killedAt = Date.now();
+    const down = await apiB('GET', `/instances/${two.id}/session/status`, auth);
+    expectError(down, 503, 'unavailable');
+    expect(Number(down.headers.get('retry-after'))).to.be.greaterThan(0);
+    // Then B takes the lease over, opens the session and serves it itself.
+    const statuses = new Set<number>();
+    await waitFor(
+      async () => {
+        const res = await apiB('GET', `/instances/${two.id}/session/status`, auth);
+        statuses.add(res.status);
+        return res.status === 200 && res.body.data.connected === true;
+      },
+      'the session served by B',
+      4 * TTL_MS,
+    );
+    expect([...statuses].filter((s) => s !== 200 && s !== 503)).to.deep.equal([]);
+    expect(pidOf(await lease(two.id))).to.equal(b.child.pid);
+    const after = await apiB('POST', `/instances/${two.id}/chat/send/text`, { ...auth, body: { phone: two.contact, message: 'after the move' } });
+    expect(after.status, after.text).to.equal(200);
+    console.log(`      forwarding: the killed owner's session served by B ${Date.now() - killedAt} ms after SIGKILL (lease ttl ${TTL_MS} ms)`);
+    b.child.kill('SIGTERM');
+    expect(await b.exited).to.equal(0);
+  });
+});
