@@ -92,10 +92,15 @@ export class FoldedCollection {
    * '', can be updated in place), else a new one on all of them.
    */
   private index(fields: readonly string[]): HashIndex {
-    const name = fields.join('\0');
-    let index = this.chosen.get(name);
+    // Remembered by the fields in the filter's order (a projection writes each shape alike), so
+    // the usual lookup sorts nothing; indexes themselves are named by the sorted fields.
+    const shape = fields.join('\0');
+    let index = this.chosen.get(shape);
     if (index) return index;
-    for (const candidate of this.indexes.values()) {
+    fields = [...fields].sort();
+    const name = fields.join('\0');
+    index = this.indexes.get(name);
+    for (const candidate of index ? [] : this.indexes.values()) {
       if (candidate.fields.every((f) => fields.includes(f)) && (!index || candidate.fields.length > index.fields.length)) index = candidate;
     }
     if (!index) {
@@ -104,18 +109,18 @@ export class FoldedCollection {
       this.indexes.set(name, index);
       for (const field of fields) this.indexed.add(field);
     }
-    this.chosen.set(name, index);
+    this.chosen.set(shape, index);
     return index;
   }
 }
 
-/** Top-level fields the filter compares with a plain string, sorted: what an index can key on. */
+/** Top-level fields the filter compares with a plain string, in the filter's order: what an index can key on. */
 function equalityFields(filter: Filter): string[] {
   const fields: string[] = [];
   for (const field in filter) {
     if (!field.startsWith('$') && !field.includes('.') && typeof filter[field] === 'string') fields.push(field);
   }
-  return fields.sort();
+  return fields;
 }
 
 class HashIndex {
