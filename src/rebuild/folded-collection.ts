@@ -1,5 +1,5 @@
 import { compileMatcher } from '../infra/docstore/embedded/simple-filter.js';
-import type { Document, Filter } from '../infra/docstore/port.js';
+import type { Document, Filter, Update } from '../infra/docstore/port.js';
 
 /**
  * One collection of a read model folded in memory, with hash indexes made on demand for the
@@ -15,6 +15,20 @@ export class FoldedCollection {
   private readonly docs = new Map<string, Document>();
   /** By the fields' names joined: values joined → _ids. */
   private readonly indexes = new Map<string, HashIndex>();
+
+  /** By the filter's equality fields joined: the index that serves them (see index). */
+  private readonly chosen = new Map<string, HashIndex>();
+  /** Fields some hash index keys on: an update touching none leaves every index as it is. */
+  private readonly indexed = new Set<string>();
+
+  /** Whether an update's $set, $unset or $inc names a field an index keys on (or _id). */
+  indexesAny(update: Update): boolean {
+    for (const op in update) {
+      if (op === '$setOnInsert') continue;
+      for (const field in update[op]) if (field === '_id' || this.indexed.has(field)) return true;
+    }
+    return false;
+  }
 
   get(id: string): Document | undefined {
     return this.docs.get(id);
@@ -44,15 +58,26 @@ export class FoldedCollection {
       if (!doc) return [];
       return Object.keys(filter).length === 1 || compileMatcher(filter)(doc) ? [doc] : [];
     }
-    const test = compileMatcher(filter);
     const fields = equalityFields(filter);
     const found: Document[] = [];
     if (fields.length === 0) {
+      const test = compileMatcher(filter);
       for (const doc of this.docs.values()) if (test(doc)) found.push(doc);
     } else {
-      for (const id of this.index(fields).candidates(fields.map((f) => filter[f] as string))) {
+      const index = this.index(fields);
+      const { keyed, aside } = index.lookup(index.fields.map((f) => filter[f] as string));
+      // A keyed candidate equals the filter on the index's fields; when those are the whole
+      // filter, it matches without a test (the common `{instance_id, jid}`). Else the filter
+      // decides, compiled at once so that a malformed one throws as the store's does.
+      const exact = index.fields.length === Object.keys(filter).length;
+      let test = exact ? undefined : compileMatcher(filter);
+      for (const id of keyed) {
         const doc = this.docs.get(id) as Document;
-        if (test(doc)) found.push(doc);
+        if (test === undefined || test(doc)) found.push(doc);
+      }
+      for (const id of aside) {
+        const doc = this.docs.get(id) as Document;
+        if ((test ??= compileMatcher(filter))(doc)) found.push(doc);
       }
     }
     // In _id order, as the store hands them out: an updateOne or deleteOne that matches several
@@ -61,25 +86,41 @@ export class FoldedCollection {
     return found;
   }
 
+  /**
+   * The index for these equality fields: one on exactly them, else the widest one on some of them
+   * (it narrows as well, and a field left out of the indexes, such as a chat's name compared with
+   * '', can be updated in place), else a new one on all of them.
+   */
   private index(fields: readonly string[]): HashIndex {
+    // Remembered by the fields in the filter's order (a projection writes each shape alike), so
+    // the usual lookup sorts nothing; indexes themselves are named by the sorted fields.
+    const shape = fields.join('\0');
+    let index = this.chosen.get(shape);
+    if (index) return index;
+    fields = [...fields].sort();
     const name = fields.join('\0');
-    let index = this.indexes.get(name);
+    index = this.indexes.get(name);
+    for (const candidate of index ? [] : this.indexes.values()) {
+      if (candidate.fields.every((f) => fields.includes(f)) && (!index || candidate.fields.length > index.fields.length)) index = candidate;
+    }
     if (!index) {
       index = new HashIndex(fields);
       for (const doc of this.docs.values()) index.add(doc);
       this.indexes.set(name, index);
+      for (const field of fields) this.indexed.add(field);
     }
+    this.chosen.set(shape, index);
     return index;
   }
 }
 
-/** Top-level fields the filter compares with a plain string, sorted: what an index can key on. */
+/** Top-level fields the filter compares with a plain string, in the filter's order: what an index can key on. */
 function equalityFields(filter: Filter): string[] {
   const fields: string[] = [];
   for (const field in filter) {
     if (!field.startsWith('$') && !field.includes('.') && typeof filter[field] === 'string') fields.push(field);
   }
-  return fields.sort();
+  return fields;
 }
 
 class HashIndex {
@@ -87,7 +128,7 @@ class HashIndex {
   /** Documents with a field that is not a string: tried for every lookup. */
   private readonly aside = new Set<string>();
 
-  constructor(private readonly fields: readonly string[]) {}
+  constructor(readonly fields: readonly string[]) {}
 
   add(doc: Document): void {
     const key = this.keyOf(doc);
@@ -119,11 +160,11 @@ class HashIndex {
     this.add(after);
   }
 
-  candidates(values: readonly string[]): string[] {
+  /** The _ids whose fields equal the values, and those kept aside (tried for every lookup). */
+  lookup(values: readonly string[]): { keyed: Iterable<string>; aside: Iterable<string> } {
     const key = joined(values);
     const ids = key === undefined ? undefined : this.keyed.get(key);
-    if (this.aside.size === 0) return ids ? [...ids] : [];
-    return [...(ids ?? []), ...this.aside];
+    return { keyed: ids ?? NONE, aside: this.aside };
   }
 
   private keyOf(doc: Document): string | undefined {
@@ -142,6 +183,7 @@ class HashIndex {
 }
 
 const SEPARATOR = '\u0000';
+const NONE: readonly string[] = [];
 
 /** The values as one key; undefined when one holds the separator (then the document is kept aside). */
 function joined(values: readonly string[]): string | undefined {

@@ -1,5 +1,5 @@
-import { applyUpdate, replacementId, upsertDocument } from '../infra/docstore/embedded/update-apply.js';
-import { DuplicateKeyError, type Document, type Filter, type WriteOp } from '../infra/docstore/port.js';
+import { applySimpleInPlace, applyUpdate, replacementId, upsertDocument } from '../infra/docstore/embedded/update-apply.js';
+import { DuplicateKeyError, type Document, type Filter, type Update, type WriteOp } from '../infra/docstore/port.js';
 import { FoldedCollection } from './folded-collection.js';
 
 /**
@@ -25,12 +25,12 @@ export class StagedFold {
       }
       case 'updateOne': {
         const [current] = docs.matching(op.filter);
-        if (current) docs.set(applyUpdate(current, op.update).doc);
+        if (current) this.update(docs, current, op.update);
         else if (op.upsert) this.insert(op.collection, docs, upsertDocument(op.filter, op.update));
         return;
       }
       case 'updateMany':
-        for (const doc of docs.matching(op.filter)) docs.set(applyUpdate(doc, op.update).doc);
+        for (const doc of docs.matching(op.filter)) this.update(docs, doc, op.update);
         return;
       case 'deleteOne': {
         const [current] = docs.matching(op.filter);
@@ -41,6 +41,16 @@ export class StagedFold {
         for (const doc of docs.matching(op.filter)) docs.delete(doc._id);
         return;
     }
+  }
+
+  /**
+   * The fold owns its documents: an update of fields no hash index keys on is made in place
+   * (a chat is not copied per message); one that moves an indexed field goes through set, which
+   * moves its index entries. Both apply the store's own rules (update-apply.ts).
+   */
+  private update(docs: FoldedCollection, doc: Document, update: Update): void {
+    if (!docs.indexesAny(update) && applySimpleInPlace(doc, update)) return;
+    docs.set(applyUpdate(doc, update).doc);
   }
 
   /** The folded documents of `collection` matching `filter`, for a projection that reads (ReadingApply). */

@@ -1,7 +1,7 @@
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent, RecordedOf } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
-import { bucketId, bucketStart, splitSeconds, type BucketSize } from './buckets.js';
+import { bucketId, bucketStart, splitSeconds, startIso, type BucketSize } from './buckets.js';
 import { latencyBucket } from './histogram.js';
 import { idOfStream } from '../../domain/streams.js';
 
@@ -51,7 +51,7 @@ function increments(instanceId: string, atMs: number, counts: Partial<Record<Cou
       collection: STATS,
       op: 'updateOne',
       filter: { _id: bucketId(instanceId, size, start) },
-      update: { $inc: counts, $setOnInsert: { instance_id: instanceId, size, start: new Date(start).toISOString() } },
+      update: { $inc: counts, $setOnInsert: { instance_id: instanceId, size, start: startIso(start) } },
       upsert: true,
     };
   });
@@ -127,7 +127,7 @@ export class StatsProjection implements Projection {
           collection: STATS,
           op: 'updateOne',
           filter: { _id: bucketId(instanceId, size, start) },
-          update: { $inc: { connected_seconds: seconds }, $setOnInsert: { instance_id: instanceId, size, start: new Date(start).toISOString() } },
+          update: { $inc: { connected_seconds: seconds }, $setOnInsert: { instance_id: instanceId, size, start: startIso(start) } },
           upsert: true,
         });
       }

@@ -68,7 +68,7 @@ export class Storage {
    * writes one document several times; later operations read it here instead of decoding it
    * again. Write operations never change a document they read, so it is handed out as is.
    */
-  private readonly ownWrites = new Map<string, Document | null | typeof READ_BACK>();
+  private ownWrites = new Map<string, Document | null | typeof READ_BACK>();
 
   constructor(
     private readonly docs: Database<Document, Buffer>,
@@ -85,8 +85,9 @@ export class Storage {
   /** Answers what the transaction wrote; the store settles it once its commit is done. */
   endWrite(): Written {
     this.writing = false;
-    const written = { seq: this.writeSeq, docs: new Map(this.ownWrites) };
-    this.ownWrites.clear();
+    // Handed over whole, not copied: a rebuild's transactions write thousands of documents.
+    const written = { seq: this.writeSeq, docs: this.ownWrites };
+    this.ownWrites = new Map();
     return written;
   }
 
@@ -117,14 +118,22 @@ export class Storage {
    * next writers may take what a committed transaction left, unless a later one wrote it since.
    */
   settle(written: Written, committed: boolean): void {
+    const recent: [string, Document][] = [];
     for (const [key, doc] of written.docs) {
       const state = this.unsettled.get(key);
       if (state === undefined) continue;
       if (--state.pending > 0) continue;
       this.unsettled.delete(key);
       if (committed && state.lastWriter === written.seq && doc !== null && doc !== READ_BACK && !outweighs(doc, CACHED_DOC_BUDGET)) {
-        this.recent.set(key, doc);
+        recent.push([key, doc]);
       }
+    }
+    // Only the newest RECENT_DOCS would stay: setting the older ones first only to evict them
+    // again was most of the settling of a large transaction. The keys are distinct, and none of
+    // them is in `recent` (writing one removed it), so the map ends as it did.
+    for (let i = Math.max(0, recent.length - RECENT_DOCS); i < recent.length; i++) {
+      const [key, doc] = recent[i] as [string, Document];
+      this.recent.set(key, doc);
     }
   }
 
@@ -203,6 +212,13 @@ export class Storage {
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
     for (const def of this.catalog.all(collection)) {
+      // An insert has no old entries to keep: its entries go in without comparing key sets.
+      if (before === undefined && after !== undefined) {
+        const next = indexEntries(def, after);
+        for (const entry of next.entries) this.addEntry(def, entry, id);
+        if (next.multikey && !def.multikey) this.catalog.markMultikey(def);
+        continue;
+      }
       // Most updates leave the indexed fields alone: then the entries are the same keys. Crossing
       // an array must still be seen, since it makes the index multikey.
       if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) {

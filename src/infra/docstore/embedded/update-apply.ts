@@ -49,16 +49,37 @@ export function applyUpdate(doc: Document, update: Update): { doc: Document; cha
  * non-number (mingo leaves those alone).
  */
 function applySimple(doc: Document, update: Update): { doc: Document; changed: boolean } | undefined {
+  if (!isSimpleUpdate(doc, update)) return undefined;
+  const next: Document = { ...doc };
+  return { doc: next, changed: applySimpleTo(next, update) };
+}
+
+/**
+ * applySimple's update made on the document itself, for a caller that owns it (the rebuild's
+ * in-memory fold, which would otherwise copy a chat per message). Answers false, having touched
+ * nothing, for an update applySimple would leave to mingo.
+ */
+export function applySimpleInPlace(doc: Document, update: Update): boolean {
+  if (!isSimpleUpdate(doc, update)) return false;
+  applySimpleTo(doc, update);
+  return true;
+}
+
+function isSimpleUpdate(doc: Document, update: Update): boolean {
   for (const op in update) {
-    if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return undefined;
+    if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return false;
     const fields = update[op] as Record<string, unknown>;
     for (const field in fields) {
-      if (field === '' || field === '_id' || field.includes('.') || field.startsWith('$')) return undefined;
-      if (op === '$set' && fields[field] === undefined) return undefined;
-      if (op === '$inc' && (typeof fields[field] !== 'number' || (Object.hasOwn(doc, field) && typeof doc[field] !== 'number'))) return undefined;
+      if (field === '' || field === '_id' || field.includes('.') || field.startsWith('$')) return false;
+      if (op === '$set' && fields[field] === undefined) return false;
+      if (op === '$inc' && (typeof fields[field] !== 'number' || (Object.hasOwn(doc, field) && typeof doc[field] !== 'number'))) return false;
     }
   }
-  const next: Document = { ...doc };
+  return true;
+}
+
+/** Applies a simple update (see isSimpleUpdate) to `next`; answers whether anything changed. */
+function applySimpleTo(next: Document, update: Update): boolean {
   let changed = false;
   const set = update.$set as Record<string, unknown> | undefined;
   for (const field in set) {
@@ -84,7 +105,7 @@ function applySimple(doc: Document, update: Update): { doc: Document; changed: b
       changed = true;
     }
   }
-  return { doc: next, changed };
+  return changed;
 }
 
 /** compareValues ranks some types together (numbers, say); a change of type is still a change. */

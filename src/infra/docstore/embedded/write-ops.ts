@@ -124,8 +124,18 @@ function onlyOnInsert(update: Update): boolean {
   return true;
 }
 
-/** MongoDB stores _id as the first field. */
+/**
+ * MongoDB stores _id as the first field. A document that has it first already (nearly all: the
+ * callers hand over their own copy) is kept as is: a rebuild inserts every document of a model,
+ * and a second copy of each was a fair part of its time.
+ */
 function idFirst(doc: Document): Document {
+  if (firstKey(doc) === '_id') return doc;
   const { _id, ...rest } = doc;
   return { _id, ...rest };
+}
+
+function firstKey(doc: Document): string | undefined {
+  for (const key in doc) return key;
+  return undefined;
 }
