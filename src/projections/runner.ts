@@ -213,8 +213,14 @@ export class ProjectionRunner {
       }
       let writes: WriteOp[];
       if (projection.reading?.needs(typed.event)) {
-        // It reads the read model: what the events before it wrote must be there to read.
-        if (ops.length > 0 && before !== null) await this.docs.batch([...ops.splice(0), checkpointOp(projection.name, before)]);
+        // It reads the read model: what the events before it wrote must be there to read. That
+        // commit is a commit like any other: readers keyed on the position (the chat count) see it move.
+        if (ops.length > 0 && before !== null && !this.options.dryRun) {
+          ops.push(checkpointOp(projection.name, before));
+          await this.docs.batch(ops.splice(0));
+          this.saved.set(projection.name, { position: before, at: Date.now() });
+          this.advanced(projection, before);
+        }
         writes = await projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
       } else writes = projection.apply(typed.event);
       ops.push(...(this.options.idempotentWrites ? idempotentWrites(projection.name, event.position, writes) : writes));
@@ -231,12 +237,17 @@ export class ProjectionRunner {
       await this.docs.batch(ops);
       this.saved.set(projection.name, { position: last, at: now });
     }
-    this.positions.set(projection.name, last);
-    this.release(projection.name, last);
+    this.advanced(projection, last);
+  }
+
+  /** The projection's state up to `position` is readable: its position moves, and who waits is told. */
+  private advanced(projection: Projection, position: bigint): void {
+    this.positions.set(projection.name, position);
+    this.release(projection.name, position);
     // Told in the same turn as the commit became readable: nothing reads the committed state in
     // between and acts on it (the webhook keys are forgotten before a signer can see the batch).
     try {
-      projection.committed?.(last);
+      projection.committed?.(position);
     } catch (err) {
       // The commit stands; whatever the projection failed to pass on is its own to recover.
       this.logger.error({ err, projection: projection.name }, 'projection failed to take note of a commit');

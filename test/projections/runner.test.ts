@@ -102,6 +102,33 @@ describe('ProjectionRunner', () => {
     await first.stop();
   });
 
+  it('before an event that reads, commits what came before it and moves its position with it', async () => {
+    // Both in one batch: the runner starts after they are stored.
+    const written = (await tick('s')).position;
+    await tick('reads');
+    const seen: { position: bigint; ticks: number }[] = [];
+    let runner: ProjectionRunner | undefined;
+    const reader: Projection = {
+      ...ticks,
+      name: 'reader',
+      reading: {
+        needs: (event) => event.streamId === 'reads',
+        async apply(event, read) {
+          // A reader keyed on the position (the chat count) must not see the commit under the old one.
+          seen.push({ position: (runner as ProjectionRunner).position('reader'), ticks: (await read('ticks', {})).length });
+          return ticks.apply(event);
+        },
+      },
+    };
+    runner = new ProjectionRunner(events, docs, [reader], logger);
+    await runner.start();
+    const head = await events.headPosition();
+    expect(await runner.waitFor(head, ['reader'], 5000)).to.equal(true);
+    expect(seen).to.deep.equal([{ position: written, ticks: 1 }]);
+    expect(await docs.collection('ticks').count()).to.equal(2);
+    await runner.stop();
+  });
+
   it('tells a projection of each commit once it is in the store, and of no commit that failed', async () => {
     const told: bigint[] = [];
     const stored: bigint[] = [];
