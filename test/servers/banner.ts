@@ -12,6 +12,8 @@ if (run === 'embedded') {
   const events = on(process.env.EVENTSTORE_URL, 'the real EventStoreDB', 'the EventStoreDB gRPC test server');
   const docs = on(process.env.MONGODB_URL, 'the real MongoDB', 'the MongoDB wire-protocol test server');
   console.log(`\n# suites on the adapters: event log on ${events}, read models on ${docs} (TEST_EVENTSTORE=esdb TEST_DOCSTORE=mongodb)`);
+  const unset = ['EVENTSTORE_URL', 'MONGODB_URL'].filter((name) => !process.env[name]);
+  if (unset.length > 0) console.log(`# on real servers: skipped for ${unset.join(' and ')}, not set (point them at an EventStoreDB 20+ / KurrentDB and a MongoDB to run there)`);
 } else {
   console.error('usage: tsx test/servers/banner.ts embedded|adapters');
   process.exit(2);
