@@ -78,7 +78,7 @@ function sample(): MemorySample {
  * then every instance is paired and left idle.
  */
 async function measureMemoryInProcess(): Promise<void> {
-  const { startGateway } = await import('../src/gateway.js');
+  const { startGateway } = await import('../src/composition-root.js');
   const { loadConfig } = await import('../src/infra/config/config.js');
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-sessions-'));
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCRYPT_LOG_N: '10', MESSAGING_NETWORK: 'sandbox', ...UNTHROTTLED });

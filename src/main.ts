@@ -1,6 +1,6 @@
 import { loadConfig } from './infra/config/config.js';
 import { createLogger } from './infra/logging/logger.js';
-import { startGateway } from './gateway.js';
+import { startGateway } from './composition-root.js';
 
 const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import { Authenticator } from './auth/authenticate.js';
 import type { JwtIssuer } from './auth/jwt.js';
+import type { TokenRegistry } from './auth/token-registry.js';
 import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import type { ApiDeps } from './deps.js';
 import { methodChecks } from './middleware/method-not-allowed.js';
@@ -11,7 +12,7 @@ import { RateLimits } from './middleware/rate-limits.js';
 import type { Metrics } from '../infra/metrics/metrics.js';
 import { buildOpenApi, type OpenApiExtras } from './openapi.js';
 import type { AnyRoute } from './route.js';
-import { dispatchByShape } from './dispatch.js';
+import { dispatchByShape } from './shape-router.js';
 import { buildRouter } from './router.js';
 import { accountRoutes } from './routes/accounts.js';
 import { instanceRoutes } from './routes/instances.js';
@@ -22,6 +23,8 @@ export interface AppOptions {
   deps: ApiDeps;
   metrics?: { metrics: Metrics; endpoint: MetricsEndpoint };
   jwt: JwtIssuer;
+  /** Revoked access tokens and their use, checked with every JWT. */
+  tokens: TokenRegistry;
   logger: Logger;
   /** Routes of features that live outside the core (sessions, sandbox, chats...). */
   extraRoutes?: AnyRoute[];
@@ -30,7 +33,7 @@ export interface AppOptions {
   idempotency: IdempotencyStore;
 }
 
-export function buildApp({ deps, jwt, logger, metrics, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
+export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [], openApiExtras, idempotency }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -42,7 +45,7 @@ export function buildApp({ deps, jwt, logger, metrics, extraRoutes = [], openApi
   );
   document = buildOpenApi(routes, deps.version, openApiExtras);
 
-  const auth = new Authenticator(jwt, deps.accountQueries, deps.instanceQueries, deps.clock);
+  const auth = new Authenticator(jwt, deps.accountQueries, deps.instanceQueries, deps.clock, tokens);
   // With TRUST_PROXY the address is the last X-Forwarded-For entry, the one our own proxy wrote;
   // earlier entries come from the client and would let anyone pick the address it is limited by.
   const app = new Koa({ proxy: deps.config.TRUST_PROXY, maxIpsCount: 1 });

@@ -1,11 +1,12 @@
 import type { AccountCommands } from '../commands/accounts.js';
-import type { CommandContext } from '../commands/command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { InstanceCommands } from '../commands/instances.js';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { AccountQueries } from '../projections/accounts/account-queries.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import type { SignIn } from './auth/sign-in.js';
+import type { SignOut } from './auth/sign-out.js';
 import type { Principal } from './route.js';
 
 /** What the routes may use: application services and queries, never adapters. */
@@ -16,6 +17,8 @@ export interface ApiDeps {
   accounts: AccountCommands;
   instances: InstanceCommands;
   signIn: SignIn;
+  /** Ends the web app session's access token on sign-out; without it, sign-out only clears the cookie. */
+  signOut?: SignOut;
   accountQueries: AccountQueries;
   instanceQueries: InstanceQueries;
   health: { ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }> };

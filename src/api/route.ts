@@ -14,6 +14,8 @@ export type AuthMode = 'public' | 'jwt' | 'instance' | 'instance_jwt';
 export interface Principal {
   accountId: string;
   via: 'jwt' | 'instance_token';
+  /** The access token's id (`jti`) when the caller came with a JWT: the account area marks it as this session. */
+  tokenId?: string;
 }
 
 export interface RouteInput<B, Q, P> {
@@ -31,7 +33,7 @@ export interface RouteInput<B, Q, P> {
   koa: Context;
 }
 
-export interface RouteAnswer {
+interface RouteAnswer {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -39,7 +41,7 @@ export interface RouteAnswer {
   contentType?: string;
 }
 
-export interface ResponseSpec {
+interface ResponseSpec {
   description: string;
   schema?: TSchema;
   contentType?: string;

@@ -85,7 +85,7 @@ function structuredCloneSafe(value: unknown): unknown {
 }
 
 /** Deepest nesting of arrays and objects a body may have; deeper is refused before anything reads it. */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /**
  * Refuses a body nested deeper than MAX_JSON_DEPTH (400). Walked with a stack, not recursion: the
@@ -103,7 +103,7 @@ export function checkDepth(value: unknown): void {
 }
 
 /** Longest path parameter any route takes; a route's own schema may bound it tighter. */
-export const MAX_PATH_PARAM = 256;
+const MAX_PATH_PARAM = 256;
 
 /** The path parameters as given, refused (400) when any is longer than MAX_PATH_PARAM. */
 export function boundedParams(raw: Record<string, string>): Record<string, string> {

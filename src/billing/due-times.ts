@@ -3,6 +3,7 @@ import { InstanceEventSchemas, type InstanceEvent } from '../domain/instance/eve
 import type { Document, DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
 import type { Projection } from '../projections/projection.js';
+import { idOfStream } from '../domain/streams.js';
 
 export const BILLING_DUE = 'billing_due';
 
@@ -50,7 +51,7 @@ export class DueTimesProjection implements Projection {
 
   apply(event: RecordedEvent): WriteOp[] {
     if (!isOneOf(InstanceEventSchemas, event)) return [];
-    const instanceId = event.streamId.slice(event.streamId.indexOf('-') + 1);
+    const instanceId = idOfStream(event.streamId);
     const billing = evolveBilling(this.states.get(instanceId) ?? NO_BILLING, event);
     this.states.set(instanceId, billing);
     const due = billingDueAt(billing, this.rule);

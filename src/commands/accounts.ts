@@ -12,7 +12,7 @@ export interface AccountCommandsOptions {
   signupOpen: boolean;
 }
 
-export const newClientSecret = () => randomToken('cs_', 32);
+const newClientSecret = () => randomToken('cs_', 32);
 
 /** Sign-up and credential rotation: each answers once the accounts read model has it. */
 export class AccountCommands {

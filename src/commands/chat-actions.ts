@@ -7,9 +7,9 @@ import type { InstanceDoc } from '../projections/instances/instances-projection.
 import type { ChatAction, MessageRef } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
-import type { CommandContext } from './command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import { toJid } from './messaging.js';
-import { onNetwork } from './network-call.js';
+import { onNetwork } from '../sessions/network-call.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 
 type Changes = SessionEventData<'ChatUpdated'>['changes'];

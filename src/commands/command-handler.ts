@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Decider, DomainEvent } from '../domain/decider.js';
+import { isOwnEvent, type Decider, type DomainEvent } from '../domain/decider.js';
+import { auditMetadata, type CommandContext } from '../domain/audit.js';
 import { conflict } from '../domain/errors.js';
 import { typedEvent, type StoredEvent } from '../domain/recorded.js';
 import { BoundedMap } from '../infra/bounded-map.js';
@@ -8,37 +9,10 @@ import {
   WrongExpectedRevisionError,
   type EventData,
   type EventStore,
-  type JsonObject,
 } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import { KeyedLock } from './keyed-lock.js';
 
-/**
- * Who caused a change, stored with every event for audit (CONTRACT.md, History): the account
- * (its JWT), an instance token pair, the messaging network, the gateway itself, or the helpdesk.
- */
-export type Actor =
-  | { kind: 'account'; id: string }
-  | { kind: 'instance_token'; id: string }
-  | { kind: 'network'; id: string }
-  | { kind: 'system'; id?: string }
-  | { kind: 'helpdesk'; id?: string };
-
-export type ActorKind = Actor['kind'];
-
-export const ACTOR_KINDS: readonly ActorKind[] = ['account', 'instance_token', 'network', 'system', 'helpdesk'];
-
-export interface CommandContext {
-  actor: Actor;
-  /** The HTTP request id, or the network happening, that started the chain of changes. */
-  correlationId: string;
-  /** The event or command that caused this one; the correlation id when it came in directly. */
-  causationId?: string;
-  accountId?: string;
-  instanceId?: string;
-  /** When the command decided; default: the clock at append time. */
-  occurredAt?: Date;
-}
 
 export interface CommandResult<Event> {
   events: Event[];
@@ -123,9 +97,9 @@ export class CommandHandler {
         this.malformed(raw.id, raw.type, streamId, typed.reason);
         continue;
       }
-      // Checked against its schema; a stream holds its own concept's events only, which are the
-      // decider's: the one narrowing the compiler cannot follow from the stream name.
-      state = decider.evolve(state, typed.event as StoredEvent as Event);
+      // Checked against its schema, then by its type: what else the stream carries is not the
+      // decider's to fold (sign-ins beside an account's decisions, an agent's replies).
+      if (isOwnEvent(decider, typed.event)) state = decider.evolve(state, typed.event);
     }
     if (recorded.length > 0) this.cache.set(streamId, { revision, state });
     return { state, revision };
@@ -140,17 +114,4 @@ export class CommandHandler {
   private toEventData(event: DomainEvent, context: CommandContext): EventData {
     return { id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata: auditMetadata(context, context.occurredAt ?? this.clock.now()) };
   }
-}
-
-/** The metadata every append path writes: when, who, and the correlation and causation ids. */
-export function auditMetadata(context: CommandContext, occurredAt: Date): JsonObject {
-  const metadata: JsonObject = {
-    occurredAt: occurredAt.toISOString(),
-    actor: context.actor,
-    correlationId: context.correlationId,
-    causationId: context.causationId ?? context.correlationId,
-  };
-  if (context.accountId) metadata.accountId = context.accountId;
-  if (context.instanceId) metadata.instanceId = context.instanceId;
-  return metadata;
 }

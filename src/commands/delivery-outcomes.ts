@@ -3,7 +3,7 @@ import type { Clock } from '../infra/clock.js';
 import type { EventData, EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import type { Logger } from '../infra/logging/logger.js';
-import { auditMetadata } from './command-handler.js';
+import { auditMetadata } from '../domain/audit.js';
 
 /** What the dispatcher tells about a delivery once its new state is saved. */
 export interface SettledDelivery {

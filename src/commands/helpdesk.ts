@@ -5,7 +5,8 @@ import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { IdGenerator } from '../infra/ids.js';
 import { CallbackPaths } from '../helpdesk/callback-paths.js';
 import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient, type HelpdeskInbox } from '../helpdesk/port.js';
-import type { CommandContext, CommandHandler } from './command-handler.js';
+import type { CommandHandler } from './command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 
 export interface SaveHelpdeskInput extends HelpdeskSettings {

@@ -7,7 +7,8 @@ import type { Clock } from '../infra/clock.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import { randomToken, tokenHash } from '../infra/crypto/secrets.js';
 import type { IdGenerator } from '../infra/ids.js';
-import type { CommandContext, CommandHandler } from './command-handler.js';
+import type { CommandHandler } from './command-handler.js';
+import type { CommandContext } from '../domain/audit.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 
 export interface InstanceCommandsOptions {
@@ -41,7 +42,7 @@ export interface UpdateInstanceInput {
 const READ_MODELS = ['instances'];
 
 /** Webhook signing secrets in the Standard Webhooks form: `whsec_` + the base64 key. */
-export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 export class InstanceCommands {
   constructor(

@@ -1,5 +1,6 @@
 import type { NetworkMessage } from '../domain/session/events.js';
-import { networkCall, type SessionManager } from '../sessions/session-manager.js';
+import { networkCall } from '../sessions/network-call.js';
+import type { SessionManager } from '../sessions/session-manager.js';
 
 type Media = NonNullable<NetworkMessage['media']>;
 export type FindStoredMessage = (instanceId: string, match: (message: NetworkMessage) => boolean) => Promise<NetworkMessage | undefined>;

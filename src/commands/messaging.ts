@@ -6,8 +6,8 @@ import type { InstanceDoc } from '../projections/instances/instances-projection.
 import type { ButtonsContent, NetworkConnection } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
-import type { CommandContext } from './command-handler.js';
-import { onNetwork } from './network-call.js';
+import type { CommandContext } from '../domain/audit.js';
+import { onNetwork } from '../sessions/network-call.js';
 
 /** `phone` as clients send it: digits with country code, or a full jid. */
 export function toJid(phone: string): string {

@@ -2,13 +2,26 @@ import { accountStream, type SignInEvent } from '../domain/account/events.js';
 import type { Clock } from '../infra/clock.js';
 import type { EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
-import { auditMetadata, type Actor } from './command-handler.js';
+import type { Actor } from '../domain/actor.js';
+import { auditMetadata } from '../domain/audit.js';
+import { accessTokensProjection } from '../projections/accounts/access-tokens-projection.js';
+import type { ReadYourWrites } from './read-your-writes.js';
 
 export type SignInMethod = SignInEvent['data']['method'];
+export type IssuedVia = 'api' | 'web_app';
+
+/** The access token a successful sign-in issued, as the registry keeps it (never the token). */
+export interface IssuedToken {
+  jti: string;
+  via: IssuedVia;
+  user_agent: string;
+  expires_at: string;
+  generation: number;
+}
 
 /** What sign-in tells the audit trail: once per answered attempt on a known account. */
 export interface SignInRecorder {
-  succeeded(accountId: string, method: SignInMethod, address: string): Promise<void>;
+  succeeded(accountId: string, method: SignInMethod, address: string, token: IssuedToken): Promise<void>;
   failed(accountId: string, method: SignInMethod, address: string): Promise<void>;
 }
 
@@ -21,20 +34,24 @@ export class EventSignInRecorder implements SignInRecorder {
     private readonly store: EventStore,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    /** When given, a success answers once the token registry lists the new token (the account area reads it next). */
+    private readonly rw?: ReadYourWrites,
   ) {}
 
-  succeeded(accountId: string, method: SignInMethod, address: string): Promise<void> {
-    return this.append(accountId, { type: 'SignInSucceeded', data: { method, address } }, { kind: 'account', id: accountId });
+  async succeeded(accountId: string, method: SignInMethod, address: string, token: IssuedToken): Promise<void> {
+    const position = await this.append(accountId, { type: 'SignInSucceeded', data: { method, address, ...token } }, { kind: 'account', id: accountId });
+    await this.rw?.settle(position, [accessTokensProjection.name]);
   }
 
-  failed(accountId: string, method: SignInMethod, address: string): Promise<void> {
+  async failed(accountId: string, method: SignInMethod, address: string): Promise<void> {
     // Whoever tried is not known to be the account: the gateway records the refusal.
-    return this.append(accountId, { type: 'SignInFailed', data: { method, address } }, { kind: 'system' });
+    await this.append(accountId, { type: 'SignInFailed', data: { method, address } }, { kind: 'system' });
   }
 
-  private async append(accountId: string, event: SignInEvent, actor: Actor): Promise<void> {
+  private async append(accountId: string, event: SignInEvent, actor: Actor): Promise<bigint> {
     const correlationId = `signin-${this.ids.uuid()}`;
     const metadata = auditMetadata({ actor, correlationId, accountId }, this.clock.now());
-    await this.store.append(accountStream(accountId), [{ id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata }], 'any');
+    const { position } = await this.store.append(accountStream(accountId), [{ id: this.ids.uuid(), type: event.type, data: { ...event.data }, metadata }], 'any');
+    return position;
   }
 }

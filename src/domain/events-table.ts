@@ -18,7 +18,7 @@ export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
 
 export const WebhookEventNameSchema = Type.Union(WEBHOOK_EVENT_NAMES.map((n) => Type.Literal(n)));
 
-export function isWebhookEventName(name: string): name is WebhookEventName {
+function isWebhookEventName(name: string): name is WebhookEventName {
   return (WEBHOOK_EVENT_NAMES as readonly string[]).includes(name);
 }
 

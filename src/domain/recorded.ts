@@ -82,15 +82,17 @@ export function typedEvent(raw: UntypedRecordedEvent): Typed {
 }
 
 function check(raw: UntypedRecordedEvent): Typed {
+  if (conforms(raw)) return { ok: true, event: raw };
   if (!isStoredEventType(raw.type)) return { ok: false, reason: `unknown event type ${raw.type}` };
-  const validator = checkFor(raw.type);
-  if (!validator.Check(raw.data)) {
-    const first = validator.Errors(raw.data).First();
-    return { ok: false, reason: first ? `${first.path || '/'}: ${first.message}` : 'data does not match its schema' };
-  }
-  // Checked just above against this very type's schema: the one narrowing the compiler cannot see.
-  return { ok: true, event: raw as RecordedEvent };
+  const first = checkFor(raw.type).Errors(raw.data).First();
+  return { ok: false, reason: first ? `${first.path || '/'}: ${first.message}` : 'data does not match its schema' };
 }
+
+/**
+ * The event's data matches the schema of its own type: the one narrowing the compiler cannot
+ * follow (from a type name to its schema's static type), made by checking.
+ */
+const conforms = (raw: UntypedRecordedEvent): raw is RecordedEvent => isStoredEventType(raw.type) && checkFor(raw.type).Check(raw.data);
 
 /** The event typed, when it is of type `type` and well formed; null otherwise. */
 export function typedAs<T extends StoredEventType>(raw: UntypedRecordedEvent, type: T): RecordedOf<T> | null {

@@ -7,7 +7,6 @@
 const PN = /^(\d+)@s\.whatsapp\.net$/;
 
 export const isGroupJid = (jid: string) => jid.endsWith('@g.us');
-export const isLidJid = (jid: string) => jid.endsWith('@lid');
 
 /** The digits of a phone-number jid, or null for groups and LIDs. */
 export function phoneOf(jid: string): string | null {

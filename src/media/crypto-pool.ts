@@ -79,7 +79,7 @@ interface Slot {
 }
 
 /** What came of a job: both digests and the (until checked, unverified) plain bytes; null if aborted. */
-export interface SharedJobResult {
+interface SharedJobResult {
   encrypted: EncryptedDigest;
   plain: PlainDigest & { bytes: Buffer };
 }

@@ -1,4 +1,4 @@
-import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
+import type { Document, DocumentStore, Filter, WriteOp } from '../infra/docstore/port.js';
 import type { RecordedEnvelope, RecordedEvent } from '../domain/recorded.js';
 
 /**
@@ -19,6 +19,23 @@ export interface Projection {
    * it decided only then: before, a failed commit could still take it back.
    */
   committed?(position: bigint): void;
+  /** The rare events whose writes depend on what the read model holds; see ReadingApply. */
+  readonly reading?: ReadingApply;
+}
+
+/** Documents of one of the projection's collections matching a filter, as its writes so far left them. */
+export type ReadDocs = (collection: string, filter: Filter) => Promise<Document[]>;
+
+/**
+ * For an event whose writes depend on the read model's documents (two documents becoming one, which
+ * update operators cannot express): for each event `needs` names, the runner (and the rebuild)
+ * first commits the writes of every event before it, then calls this `apply` instead of the
+ * projection's own. It only reads; its writes are decided from what it read and go with the batch.
+ * `needs` should be rare: each such event costs a read and a commit of its own.
+ */
+export interface ReadingApply {
+  needs(event: RecordedEvent): boolean;
+  apply(event: RecordedEvent, read: ReadDocs): Promise<WriteOp[]>;
 }
 
 /** Reads a required metadata timestamp, falling back to when the store recorded the event. */

@@ -37,6 +37,10 @@ export class ProjectionRunner {
   private readonly loops: Promise<void>[] = [];
   private readonly stops: (() => Promise<void>)[] = [];
   private stopped = false;
+  /** Projections a rebuild has halted (see pause), by name. */
+  private readonly halted = new Set<string>();
+  /** Each projection's loop and how to end its subscription, for pause. */
+  private readonly lanes = new Map<string, { loop: Promise<void>; unsubscribe: (() => Promise<void>) | null }>();
 
   constructor(
     private readonly store: EventStore,
@@ -53,7 +57,51 @@ export class ProjectionRunner {
       this.positions.set(p.name, saved ? BigInt(saved.position) : -1n);
       this.saved.set(p.name, { position: this.position(p.name), at: 0 });
     }
-    for (const p of this.projections) this.loops.push(this.run(p));
+    for (const p of this.projections) this.launch(p);
+  }
+
+  /**
+   * Halts the named projections once the batch in hand is committed, for a rebuild to swap their
+   * collections; answers the highest position they committed. Their readers keep being served
+   * from what is there. Must be followed by `resume`.
+   */
+  async pause(names: readonly string[]): Promise<bigint> {
+    // All checked before any is halted: a refused pause leaves every projection running.
+    const lanes = names.map((name) => {
+      const lane = this.lanes.get(name);
+      if (!lane || this.halted.has(name) || this.stopped) throw new Error(`no running projection ${name} to pause`);
+      return lane;
+    });
+    for (const name of names) this.halted.add(name);
+    await Promise.all(lanes.map((lane) => lane.unsubscribe?.()));
+    await Promise.all(lanes.map((lane) => lane.loop));
+    return names.reduce((max, name) => (this.position(name) > max ? this.position(name) : max), -1n);
+  }
+
+  /**
+   * Starts halted projections again as at start: `setup` reloads what they keep in memory (from
+   * the collections their names now point at) and they go on from their stored checkpoints.
+   */
+  async resume(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const p = this.projections.find((q) => q.name === name);
+      if (!p || !this.halted.has(name)) throw new Error(`no paused projection ${name} to resume`);
+      await p.setup?.(this.docs);
+      const saved = await this.docs.collection<Checkpoint>(CHECKPOINTS).findOne({ _id: p.name });
+      const position = saved ? BigInt(saved.position) : -1n;
+      this.positions.set(p.name, position);
+      this.saved.set(p.name, { position, at: Date.now() });
+      this.halted.delete(name);
+      if (!this.stopped) this.launch(p);
+      this.release(p.name, position);
+    }
+  }
+
+  private launch(p: Projection): void {
+    const lane: { loop: Promise<void>; unsubscribe: (() => Promise<void>) | null } = { loop: Promise.resolve(), unsubscribe: null };
+    this.lanes.set(p.name, lane);
+    lane.loop = this.run(p, lane);
+    this.loops.push(lane.loop);
   }
 
   async stop(): Promise<void> {
@@ -111,10 +159,10 @@ export class ProjectionRunner {
     else this.waiters.delete(name);
   }
 
-  private async run(projection: Projection): Promise<void> {
-    while (!this.stopped) {
+  private async run(projection: Projection, lane: { unsubscribe: (() => Promise<void>) | null }): Promise<void> {
+    while (!this.stopped && !this.halted.has(projection.name)) {
       try {
-        await this.follow(projection);
+        await this.follow(projection, lane);
       } catch (err) {
         // Never skip an event: log, wait, and resume from the last committed checkpoint.
         this.logger.error({ err, projection: projection.name }, 'projection failed; retrying');
@@ -123,18 +171,20 @@ export class ProjectionRunner {
     }
   }
 
-  private async follow(projection: Projection): Promise<void> {
+  private async follow(projection: Projection, lane: { unsubscribe: (() => Promise<void>) | null }): Promise<void> {
     const subscription = this.store.subscribeToAll({ after: this.position(projection.name) });
     const stop = () => subscription.unsubscribe();
     this.stops.push(stop);
+    lane.unsubscribe = stop;
     try {
-      while (!this.stopped) {
+      while (!this.stopped && !this.halted.has(projection.name)) {
         // Whatever is durable already goes in one batch: a burst costs one commit, not one per event.
         const batch = await subscription.nextBatch(MAX_BATCH);
         if (batch.length === 0) return;
         await this.commit(projection, batch);
       }
     } finally {
+      lane.unsubscribe = null;
       this.stops.splice(this.stops.indexOf(stop), 1);
       await subscription.unsubscribe();
     }
@@ -142,7 +192,10 @@ export class ProjectionRunner {
 
   private async commit(projection: Projection, batch: RecordedEvent[]): Promise<void> {
     const ops: WriteOp[] = [];
+    let previous: bigint | null = null;
     for (const event of batch) {
+      const before = previous;
+      previous = event.position;
       if (!projection.eventTypes.has(event.type)) continue;
       const typed = (this.options.typed ?? typedEvent)(event);
       if (!typed.ok) {
@@ -151,7 +204,12 @@ export class ProjectionRunner {
         this.logger.error({ projection: projection.name, eventId: event.id, type: event.type, streamId: event.streamId, reason: typed.reason }, 'malformed stored event skipped');
         continue;
       }
-      const writes = projection.apply(typed.event);
+      let writes: WriteOp[];
+      if (projection.reading?.needs(typed.event)) {
+        // It reads the read model: what the events before it wrote must be there to read.
+        if (ops.length > 0 && before !== null) await this.docs.batch([...ops.splice(0), checkpointOp(projection.name, before)]);
+        writes = await projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
+      } else writes = projection.apply(typed.event);
       ops.push(...(this.options.idempotentWrites ? idempotentWrites(projection.name, event.position, writes) : writes));
     }
     const last = (batch[batch.length - 1] as RecordedEvent).position;

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig } from '../infra/config/config.js';
+import { RebuildRefusedError } from './control-client.js';
 import { StreamProgress } from './progress.js';
 import { runRebuild, UnknownReadModelError } from './run.js';
 
@@ -6,7 +7,7 @@ import { runRebuild, UnknownReadModelError } from './run.js';
 try {
   await runRebuild(loadConfig(), process.argv.slice(2), new StreamProgress(process.stderr), (line) => process.stdout.write(`${line}\n`));
 } catch (err) {
-  if (err instanceof UnknownReadModelError || err instanceof ConfigError) {
+  if (err instanceof UnknownReadModelError || err instanceof ConfigError || err instanceof RebuildRefusedError) {
     process.stderr.write(`${err.message}\n`);
     process.exit(2);
   }

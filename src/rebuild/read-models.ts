@@ -1,4 +1,5 @@
 import { ACCOUNTS, accountsProjection } from '../projections/accounts/accounts-projection.js';
+import { ACCESS_TOKENS, accessTokensProjection } from '../projections/accounts/access-tokens-projection.js';
 import { CHATS, chatsProjection } from '../projections/chats/chats-projection.js';
 import { GROUPS, groupsProjection, LID_MAP } from '../projections/groups/groups-projection.js';
 import { HISTORY, historyProjection } from '../projections/history/history-projection.js';
@@ -23,14 +24,33 @@ export interface ReadModel {
    * straight to its fresh collection and needs no memory.
    */
   staged: boolean;
+  /**
+   * Every write is an upsert of a new document by _id, never a change of one: a rebuild into an
+   * empty collection inserts instead (history, whose entries are keyed by log position).
+   */
+  appendOnly?: boolean;
 }
 
 export const READ_MODELS: readonly ReadModel[] = [
   { name: 'accounts', staged: true, collections: [ACCOUNTS], projection: () => accountsProjection },
+  // One document per sign-in, rarely updated: written straight out, like history.
+  { name: 'access_tokens', staged: false, collections: [ACCESS_TOKENS], projection: () => accessTokensProjection },
   { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
   { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
   { name: 'chats', staged: true, collections: [CHATS], projection: () => chatsProjection },
-  { name: 'history', staged: false, collections: [HISTORY], projection: () => historyProjection },
+  { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
 ];
+
+export class UnknownReadModelError extends Error {}
+
+/** The named read models (none: all of them), or an error naming the unknown ones. */
+export function selectReadModels(names: readonly string[]): ReadModel[] {
+  if (names.length === 0) return [...READ_MODELS];
+  const unknown = names.filter((n) => !READ_MODELS.some((m) => m.name === n));
+  if (unknown.length > 0) {
+    throw new UnknownReadModelError(`unknown read model: ${unknown.join(', ')} (known: ${READ_MODELS.map((m) => m.name).join(', ')})`);
+  }
+  return READ_MODELS.filter((m) => names.includes(m.name));
+}

@@ -2,16 +2,24 @@ import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.j
 import type { WriteOp } from '../infra/docstore/port.js';
 import { typedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
+import type { Projection, ReadDocs } from '../projections/projection.js';
 import { CHECKPOINTS } from '../projections/runner.js';
 import { checksum } from './checksum.js';
 import type { Progress } from './progress.js';
 import type { ReadModel } from './read-models.js';
 import { StagedFold } from './staged-fold.js';
 
+export interface Checksum {
+  sha256: string;
+  documents: number;
+}
+
 export interface RebuildResult {
   name: string;
-  before: { sha256: string; documents: number };
-  after: { sha256: string; documents: number };
+  /** The serving model when the rebuild took over from it (all of the log it had projected). */
+  before: Checksum;
+  /** The rebuilt model at the swap. */
+  after: Checksum;
 }
 
 export interface RebuildStats {
@@ -19,30 +27,73 @@ export interface RebuildStats {
   seconds: number;
 }
 
+/**
+ * The projections of a running gateway that serve the models being rebuilt. A rebuild halts them
+ * only for the swap: the last events, the checksums and the switch of the names.
+ */
+export interface LiveProjections {
+  /** Halts the named projections after the batch in hand; answers the highest position they committed. */
+  pause(names: readonly string[]): Promise<bigint>;
+  /** Starts them again from the swapped-in collections and the checkpoints stored with the swap. */
+  resume(names: readonly string[]): Promise<void>;
+}
+
+/** No gateway runs (the CLI holds the data directory): nothing to halt. */
+const NO_LIVE_PROJECTIONS: LiveProjections = { pause: async () => -1n, resume: async () => undefined };
+
+export interface RebuilderOptions {
+  live?: LiveProjections;
+  /**
+   * How long the old collections stay after the swap before they are emptied: a request that
+   * resolved the old name just before the swap may still be reading them.
+   */
+  dropAfterMs?: number;
+  /** Told of each stored event that does not match its schema, and so is left out. */
+  malformed?: (event: RecordedEvent, reason: string) => void;
+}
+
 /** Log events read per step; each step's writes of every read model commit in one batch. */
 const CHUNK = 5_000;
+/**
+ * In a serving gateway, smaller steps with a turn of the event loop between them: the replay is
+ * CPU work on the thread that answers requests, and a request should wait for one step at most.
+ */
+const SERVING_CHUNK = 500;
+
+/** Documents removed per transaction when an old model is emptied. */
+const DELETE_STEP = 1_000;
+
+type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean };
 
 /**
  * Rebuilds read models from the log into fresh collections, then points their logical names at
  * them together with the projections' checkpoints, in one batch: a reader sees the old model or
- * the new one, never a half-built one, and the runner goes on from where the rebuild stopped.
+ * the new one, never a half-built one, and the projections go on from where the rebuild stopped.
  * The log is read once for all the models asked for.
+ *
+ * With a running gateway the old models keep being served and projected while the new ones are
+ * built and caught up to the head; the live projections are halted only for the last events and
+ * the swap, then resume on the new collections.
  */
 export class Rebuilder {
+  private readonly live: LiveProjections;
+  private readonly chunk: number;
+  private readonly malformed: (event: RecordedEvent, reason: string) => void;
+
   constructor(
     private readonly events: EventStore,
     private readonly docs: AliasedDocumentStore,
     private readonly progress: Progress,
-    /** Told of each stored event that does not match its schema, and so is left out. */
-    private readonly malformed: (event: RecordedEvent, reason: string) => void = (event, reason) =>
-      process.stderr.write(`malformed stored event skipped: ${event.type} ${event.id} in ${event.streamId}: ${reason}\n`),
-  ) {}
+    private readonly options: RebuilderOptions = {},
+  ) {
+    this.live = options.live ?? NO_LIVE_PROJECTIONS;
+    this.chunk = options.live ? SERVING_CHUNK : CHUNK;
+    this.malformed =
+      options.malformed ?? ((event, reason) => process.stderr.write(`malformed stored event skipped: ${event.type} ${event.id} in ${event.streamId}: ${reason}\n`));
+  }
 
   async rebuild(models: readonly ReadModel[]): Promise<{ results: RebuildResult[]; stats: RebuildStats }> {
-    const before = new Map<string, RebuildResult['before']>();
-    for (const m of models) before.set(m.name, await checksum(this.docs, m.collections));
-
-    const stamp = Date.now().toString(36);
+    const stamp = `${Date.now().toString(36)}${Math.floor(Math.random() * 36 ** 3).toString(36)}`;
     const fresh = await AliasedDocumentStore.open(this.docs.inner);
     const renames: Array<{ logical: string; physical: string; old: string }> = [];
     for (const m of models) {
@@ -53,66 +104,161 @@ export class Rebuilder {
         await this.docs.inner.collection(physical).deleteMany({});
       }
     }
-    const projections = models.map((m) => ({ projection: m.projection(), staged: m.staged }));
-    for (const { projection } of projections) await projection.setup?.(fresh);
-    const staged = new StagedFold();
+    const names = models.map((m) => m.name);
+    let paused = false;
+    let swapped = false;
+    try {
+      const replaying: Replaying[] = models.map((m) => ({ projection: m.projection(), staged: m.staged, appendOnly: m.appendOnly === true }));
+      for (const { projection } of replaying) await projection.setup?.(fresh);
 
-    const head = await this.events.headPosition();
-    const started = performance.now();
-    let last = -1n;
-    let count = 0;
-    this.progress.start(head);
-    for (;;) {
-      const batch = await this.events.readAll({ after: last, maxCount: CHUNK });
-      if (batch.length === 0) break;
-      const ops: WriteOp[] = [];
-      for (const raw of batch) {
-        const readers = projections.filter((p) => p.projection.eventTypes.has(raw.type));
-        if (readers.length === 0) continue;
-        const typed = typedEvent(raw);
-        if (!typed.ok) {
-          // The live runner passes over the same events the same way: a rebuild reproduces it.
-          this.malformed(raw, typed.reason);
-          continue;
-        }
-        for (const { projection, staged: inMemory } of readers) {
-          for (const op of projection.apply(typed.event)) {
-            if (inMemory) staged.apply(op);
-            else ops.push(op);
-          }
+      // 1. The log up to its head, the staged models folded in memory and written once.
+      const head = await this.events.headPosition();
+      const started = performance.now();
+      const staged = new StagedFold();
+      let count = 0;
+      this.progress.start(head);
+      let last = await this.replay(replaying, fresh, -1n, staged, (position, n) => this.progress.advance(position, (count += n)));
+      await this.writeStaged(staged, fresh);
+      // 2. What was appended meanwhile, straight into the fresh collections, until little is left.
+      for (let round = 0; round < 10; round++) {
+        const before = count;
+        last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
+        if (count - before < this.chunk) break;
+      }
+      const reached = await this.live.pause(names);
+      paused = true;
+      // 3. Halted: the last events, up to where the live projections stood at least.
+      do last = await this.replay(replaying, fresh, last, null, (position, n) => this.progress.advance(position, (count += n)));
+      while (last < reached);
+      const seconds = (performance.now() - started) / 1000;
+      this.progress.end(count, seconds);
+
+      const after = new Map<string, Checksum>();
+      for (const m of models) after.set(m.name, await checksum(fresh, m.collections));
+      // 4. The swap: aliases and checkpoints together.
+      const swap: WriteOp[] = renames.map((r) => this.docs.aliasOp(r.logical, r.physical));
+      if (last >= 0n) {
+        for (const { projection: p } of replaying) {
+          swap.push({ collection: CHECKPOINTS, op: 'replaceOne', filter: { _id: p.name }, doc: { _id: p.name, position: last.toString() }, upsert: true });
         }
       }
-      if (ops.length > 0) await fresh.batch(ops);
-      last = (batch[batch.length - 1] as RecordedEvent).position;
-      count += batch.length;
-      this.progress.advance(last, count);
+      await this.docs.inner.batch(swap, { durable: true });
+      for (const r of renames) this.docs.adopt(r.logical, r.physical);
+      swapped = true;
+      await this.live.resume(names);
+
+      // The old collections are read no more (after a grace for reads in flight): their checksum, then empty them.
+      const old = await AliasedDocumentStore.open(this.docs.inner);
+      for (const r of renames) old.adopt(r.logical, r.old);
+      const results: RebuildResult[] = [];
+      for (const m of models) results.push({ name: m.name, before: await checksum(old, m.collections), after: after.get(m.name) as Checksum });
+      if (this.options.dropAfterMs) await new Promise((resolve) => setTimeout(resolve, this.options.dropAfterMs));
+      for (const r of renames) await this.empty(r.old);
+      return { results, stats: { events: count, seconds } };
+    } catch (err) {
+      if (!swapped) {
+        // The old models still serve: the projections go on with them, the half-built ones go.
+        if (paused) await this.live.resume(names);
+        for (const r of renames) await this.empty(r.physical).catch(() => undefined);
+      }
+      throw err;
     }
+  }
+
+  /** Folds the log after `from` into the fresh models; answers the last position read. */
+  private async replay(replaying: readonly Replaying[], fresh: AliasedDocumentStore, from: bigint, staged: StagedFold | null, advanced: (position: bigint, events: number) => void): Promise<bigint> {
+    let last = from;
+    // One batch in flight: its commit overlaps reading and folding the next step.
+    let writing: Promise<void> = Promise.resolve();
+    try {
+      for (;;) {
+        if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
+        const batch = await this.events.readAll({ after: last, maxCount: this.chunk });
+        if (batch.length === 0) {
+          await writing;
+          return last;
+        }
+        // A projection that reads (ReadingApply) sees its own writes so far: the commit in flight
+        // and the step's writes before the event are committed before it reads.
+        const readFresh = (pending: WriteOp[]): ReadDocs => async (collection, filter) => {
+          await writing;
+          if (pending.length > 0) await fresh.batch(pending.splice(0));
+          return fresh.collection(collection).find(filter);
+        };
+        const ops = await this.fold(batch, replaying, staged, readFresh);
+        await writing;
+        if (ops.length > 0) {
+          writing = fresh.batch(ops);
+          // Awaited at the next step; until then a failure must not count as unhandled.
+          writing.catch(() => undefined);
+        }
+        last = (batch[batch.length - 1] as RecordedEvent).position;
+        advanced(last, batch.length);
+      }
+    } finally {
+      await writing.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Empties a collection in steps of one transaction each, with a turn of the event loop between:
+   * one delete of a whole large model would hold the serving thread and the single writer.
+   */
+  private async empty(physical: string): Promise<void> {
+    const collection = this.docs.inner.collection(physical);
+    for (;;) {
+      const ids = (await collection.find({}, { limit: DELETE_STEP })).map((d) => d._id);
+      if (ids.length === 0) return;
+      await this.docs.inner.batch([{ collection: physical, op: 'deleteMany', filter: { _id: { $in: ids } } }]);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** One step's events through every model: the staged ones in memory, the writes of the others answered. */
+  private async fold(batch: readonly RecordedEvent[], replaying: readonly Replaying[], staged: StagedFold | null, readFresh: (pending: WriteOp[]) => ReadDocs): Promise<WriteOp[]> {
+    const ops: WriteOp[] = [];
+    const readStaged: ReadDocs = async (collection, filter) => (staged as StagedFold).find(collection, filter);
+    for (const raw of batch) {
+      let typed: ReturnType<typeof typedEvent> | undefined;
+      for (const r of replaying) {
+        if (!r.projection.eventTypes.has(raw.type)) continue;
+        typed ??= typedEvent(raw);
+        if (!typed.ok) break;
+        const inMemory = staged !== null && r.staged;
+        const reading = r.projection.reading?.needs(typed.event) ? r.projection.reading : undefined;
+        const writes = reading ? await reading.apply(typed.event, inMemory ? readStaged : readFresh(ops)) : r.projection.apply(typed.event);
+        for (const op of writes) {
+          if (inMemory) (staged as StagedFold).apply(op);
+          else ops.push(r.appendOnly ? insertion(op) : op);
+        }
+      }
+      // The live runner passes over the same events the same way: a rebuild reproduces it.
+      if (typed && !typed.ok) this.malformed(raw, typed.reason);
+    }
+    return ops;
+  }
+
+  private async writeStaged(staged: StagedFold, fresh: AliasedDocumentStore): Promise<void> {
     let inserts: WriteOp[] = [];
     for (const [collection, doc] of staged.documents()) {
       inserts.push({ collection, op: 'insertOne', doc });
-      if (inserts.length >= CHUNK) {
+      if (inserts.length >= this.chunk) {
         await fresh.batch(inserts);
         inserts = [];
       }
     }
     if (inserts.length > 0) await fresh.batch(inserts);
-    const seconds = (performance.now() - started) / 1000;
-    this.progress.end(count, seconds);
-
-    // The swap: aliases and checkpoints together.
-    const swap: WriteOp[] = renames.map((r) => this.docs.aliasOp(r.logical, r.physical));
-    if (last >= 0n) {
-      for (const { projection: p } of projections) {
-        swap.push({ collection: CHECKPOINTS, op: 'replaceOne', filter: { _id: p.name }, doc: { _id: p.name, position: last.toString() }, upsert: true });
-      }
-    }
-    await this.docs.inner.batch(swap, { durable: true });
-    for (const r of renames) this.docs.adopt(r.logical, r.physical);
-    // The old collections hold nothing anyone reads any more.
-    for (const r of renames) await this.docs.inner.collection(r.old).deleteMany({});
-
-    const results: RebuildResult[] = [];
-    for (const m of models) results.push({ name: m.name, before: before.get(m.name) as RebuildResult['before'], after: await checksum(this.docs, m.collections) });
-    return { results, stats: { events: count, seconds } };
   }
+}
+
+/**
+ * An append-only model's upsert of a new document, as the insert it is in a collection the
+ * rebuild fills from empty: no lookup first. Were the _id there already, the batch fails loudly
+ * (a duplicate key) rather than quietly differ from the live projection.
+ */
+function insertion(op: WriteOp): WriteOp {
+  if (op.op === 'replaceOne' && op.upsert === true && Object.keys(op.filter).length === 1 && op.filter._id === op.doc._id) {
+    return { collection: op.collection, op: 'insertOne', doc: op.doc };
+  }
+  return op;
 }

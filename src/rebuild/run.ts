@@ -1,39 +1,44 @@
 import type { Config } from '../infra/config/config.js';
 import { openBackends } from '../infra/backends.js';
 import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.js';
+import { rebuildInGateway } from './control-client.js';
 import type { Progress } from './progress.js';
-import { READ_MODELS, type ReadModel } from './read-models.js';
+import { selectReadModels } from './read-models.js';
 import { Rebuilder, type RebuildResult, type RebuildStats } from './rebuilder.js';
 
-export class UnknownReadModelError extends Error {}
+export { selectReadModels, UnknownReadModelError } from './read-models.js';
 
-/** The named read models (none: all of them), or an error naming the unknown ones. */
-export function selectReadModels(names: readonly string[]): ReadModel[] {
-  if (names.length === 0) return [...READ_MODELS];
-  const unknown = names.filter((n) => !READ_MODELS.some((m) => m.name === n));
-  if (unknown.length > 0) {
-    throw new UnknownReadModelError(`unknown read model: ${unknown.join(', ')} (known: ${READ_MODELS.map((m) => m.name).join(', ')})`);
-  }
-  return READ_MODELS.filter((m) => names.includes(m.name));
+export interface RebuildOutcome {
+  results: RebuildResult[];
+  stats: RebuildStats;
+  /** Whether a running gateway did it while it kept serving, or this process with the stores. */
+  where: 'gateway' | 'offline';
 }
 
 /**
- * `npm run rebuild` against the configured backends. The embedded backends are one process's
- * at a time (the data-dir lock): the gateway is stopped for it, and serves the swapped-in models
- * when it starts again.
+ * `npm run rebuild` against the configured backends. When a gateway runs on the data directory
+ * it does the rebuild while it keeps serving (asked over its control socket: the embedded stores
+ * are one process's at a time, and a gateway on MongoDB must swap its own readers and
+ * projections); otherwise this process opens the stores and rebuilds them.
  */
-export async function runRebuild(config: Config, names: readonly string[], progress: Progress, write: (line: string) => void): Promise<{ results: RebuildResult[]; stats: RebuildStats }> {
+export async function runRebuild(config: Config, names: readonly string[], progress: Progress, write: (line: string) => void): Promise<RebuildOutcome> {
   const models = selectReadModels(names);
+  const remote = await rebuildInGateway(config.DATA_DIR, models.map((m) => m.name), progress);
+  const outcome: RebuildOutcome = remote ? { ...remote, where: 'gateway' } : { ...(await offline(config, models, progress)), where: 'offline' };
+  write(outcome.where === 'gateway' ? 'rebuilt by the running gateway, which kept serving' : 'rebuilt with the gateway stopped');
+  write('read model   documents  checksum before                                                   checksum after');
+  for (const r of outcome.results) {
+    const same = r.before.sha256 === r.after.sha256 ? 'same' : 'CHANGED';
+    write(`${r.name.padEnd(12)} ${String(r.after.documents).padStart(9)}  ${r.before.sha256}  ${r.after.sha256}  ${same}`);
+  }
+  return outcome;
+}
+
+async function offline(config: Config, models: ReturnType<typeof selectReadModels>, progress: Progress): Promise<{ results: RebuildResult[]; stats: RebuildStats }> {
   const backends = await openBackends(config);
   try {
     const docs = await AliasedDocumentStore.open(backends.docs);
-    const outcome = await new Rebuilder(backends.events, docs, progress).rebuild(models);
-    write('read model   documents  checksum before                                                   checksum after');
-    for (const r of outcome.results) {
-      const same = r.before.sha256 === r.after.sha256 ? 'same' : 'CHANGED';
-      write(`${r.name.padEnd(12)} ${String(r.after.documents).padStart(9)}  ${r.before.sha256}  ${r.after.sha256}  ${same}`);
-    }
-    return outcome;
+    return await new Rebuilder(backends.events, docs, progress).rebuild(models);
   } finally {
     await backends.close();
   }

@@ -1,6 +1,6 @@
 import { applyUpdate, replacementId, upsertDocument } from '../infra/docstore/embedded/update-apply.js';
-import { compileMatcher } from '../infra/docstore/embedded/simple-filter.js';
-import type { Document, Filter, WriteOp } from '../infra/docstore/port.js';
+import { DuplicateKeyError, type Document, type Filter, type WriteOp } from '../infra/docstore/port.js';
+import { FoldedCollection } from './folded-collection.js';
 
 /**
  * A read model folded in memory during a rebuild, with the document store's semantics (MongoDB's
@@ -9,45 +9,49 @@ import type { Document, Filter, WriteOp } from '../infra/docstore/port.js';
  * are written, once, into the fresh collections.
  */
 export class StagedFold {
-  private readonly collections = new Map<string, Map<string, Document>>();
+  private readonly collections = new Map<string, FoldedCollection>();
 
   apply(op: WriteOp): void {
     const docs = this.collection(op.collection);
     switch (op.op) {
       case 'insertOne':
-        if (docs.has(op.doc._id)) throw new Error(`duplicate _id ${op.doc._id} in ${op.collection}`);
-        docs.set(op.doc._id, op.doc);
+        this.insert(op.collection, docs, op.doc);
         return;
       case 'replaceOne': {
-        const current = this.first(docs, op.filter);
-        if (current) docs.set(current._id, { ...op.doc, _id: current._id });
-        else if (op.upsert) {
-          const _id = replacementId(op.doc, op.filter);
-          docs.set(_id, { ...op.doc, _id });
-        }
+        const [current] = docs.matching(op.filter);
+        if (current) docs.set({ ...op.doc, _id: current._id });
+        else if (op.upsert) this.insert(op.collection, docs, { ...op.doc, _id: replacementId(op.doc, op.filter) });
         return;
       }
       case 'updateOne': {
-        const current = this.first(docs, op.filter);
-        if (current) docs.set(current._id, applyUpdate(current, op.update).doc);
-        else if (op.upsert) {
-          const doc = upsertDocument(op.filter, op.update);
-          docs.set(doc._id, doc);
-        }
+        const [current] = docs.matching(op.filter);
+        if (current) docs.set(applyUpdate(current, op.update).doc);
+        else if (op.upsert) this.insert(op.collection, docs, upsertDocument(op.filter, op.update));
         return;
       }
       case 'updateMany':
-        for (const doc of this.matching(docs, op.filter)) docs.set(doc._id, applyUpdate(doc, op.update).doc);
+        for (const doc of docs.matching(op.filter)) docs.set(applyUpdate(doc, op.update).doc);
         return;
       case 'deleteOne': {
-        const current = this.first(docs, op.filter);
+        const [current] = docs.matching(op.filter);
         if (current) docs.delete(current._id);
         return;
       }
       case 'deleteMany':
-        for (const doc of this.matching(docs, op.filter)) docs.delete(doc._id);
+        for (const doc of docs.matching(op.filter)) docs.delete(doc._id);
         return;
     }
+  }
+
+  /** The folded documents of `collection` matching `filter`, for a projection that reads (ReadingApply). */
+  find(collection: string, filter: Filter): Document[] {
+    return this.collection(collection).matching(filter);
+  }
+
+  /** As the store: an insert (an upsert's too) of an _id that is there fails. */
+  private insert(collection: string, docs: FoldedCollection, doc: Document): void {
+    if (docs.get(doc._id)) throw new DuplicateKeyError(collection, doc._id);
+    docs.set(doc);
   }
 
   /** The folded documents of each collection, to insert into fresh ones. */
@@ -55,28 +59,9 @@ export class StagedFold {
     for (const [name, docs] of this.collections) for (const doc of docs.values()) yield [name, doc];
   }
 
-  private collection(name: string): Map<string, Document> {
+  private collection(name: string): FoldedCollection {
     let docs = this.collections.get(name);
-    if (!docs) this.collections.set(name, (docs = new Map()));
+    if (!docs) this.collections.set(name, (docs = new FoldedCollection()));
     return docs;
-  }
-
-  /** By _id when the filter names one (every hot write does), else by scanning. */
-  private first(docs: Map<string, Document>, filter: Filter): Document | undefined {
-    if (typeof filter._id === 'string') {
-      const doc = docs.get(filter._id);
-      if (!doc) return undefined;
-      return Object.keys(filter).length === 1 || compileMatcher(filter)(doc) ? doc : undefined;
-    }
-    return this.matching(docs, filter)[0];
-  }
-
-  private matching(docs: Map<string, Document>, filter: Filter): Document[] {
-    if (typeof filter._id === 'string') {
-      const doc = this.first(docs, filter);
-      return doc ? [doc] : [];
-    }
-    const test = compileMatcher(filter);
-    return [...docs.values()].filter((d) => test(d));
   }
 }

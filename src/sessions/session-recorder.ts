@@ -1,8 +1,9 @@
+import { auditMetadata, type CommandContext } from '../domain/audit.js';
 import { sessionStream, type SessionEvent } from '../domain/session/events.js';
-import { auditMetadata, type CommandContext } from '../commands/command-handler.js';
 import type { Clock } from '../infra/clock.js';
 import type { EventStore } from '../infra/eventstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
+import type { SessionLog } from './session-log.js';
 
 /**
  * Appends what a session's driver reports to `session-<id>`. These are facts from the network,
@@ -12,7 +13,7 @@ import type { IdGenerator } from '../infra/ids.js';
  * What the network reports on its own is the network's, one happening per call (its events share
  * a correlation id); what an API call did on the network carries that call's context.
  */
-export class SessionRecorder {
+export class SessionRecorder implements SessionLog {
   private readonly retained = new Set<string>();
 
   constructor(

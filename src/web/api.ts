@@ -154,3 +154,19 @@ export interface DeliveryPage {
   total_pages: number;
   content: Delivery[];
 }
+
+/** An access token that still opens the account (GET /account/tokens); never the token itself. */
+export interface AccessToken {
+  id: string;
+  issued_by: 'password' | 'client_credentials' | 'web_app';
+  issued_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+  address: string;
+  user_agent: string;
+  current: boolean;
+}
+
+export const listAccessTokens = async (): Promise<AccessToken[]> => (await call<{ tokens: AccessToken[] }>('GET', '/account/tokens')).tokens;
+
+export const revokeAccessToken = (id: string): Promise<{ id: string; revoked_at: string }> => call('POST', `/account/tokens/${encodeURIComponent(id)}/revoke`);

@@ -4,15 +4,15 @@ import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
-import { WebhookReactor } from '../projections/webhooks/webhook-reactor.js';
+import { WebhookReactor } from './webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
 import type { DeliveryDoc } from './deliveries/documents.js';
 import { RetentionSweeper } from './deliveries/retention.js';
-import { DeliveryLog } from './delivery-log.js';
+import { DeliveryLog } from './deliveries/delivery-log.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { Sender } from './dispatch/sender.js';
 import { SigningKeys } from './dispatch/signing-keys.js';
-import { WorkerPost } from './dispatch/worker-post.js';
+import { WorkerPost } from './dispatch/post/worker-post.js';
 
 export interface WebhookDeps {
   docs: DocumentStore;

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newAccount, newInstance, type TestAccount } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 type Credential = 'none' | 'owner_jwt' | 'other_jwt' | 'bad_jwt' | 'owner_pair' | 'foreign_client' | 'wrong_instance_token' | 'instance_token_only' | 'client_token_only';
 type Kind = 'jwt' | 'instance' | 'instance_jwt';
@@ -48,18 +49,14 @@ function expected(kind: Kind, credential: Credential): number {
 }
 
 describe('auth middleware: route × credential matrix', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let other: TestAccount;
   let sibling: { id: string; token: string };
 
+  const { t, owner } = useGateway();
   before(async () => {
-    t = await startTestGateway();
-    owner = await newAccount(t.api);
     other = await newAccount(t.api);
     sibling = await newInstance(t.api, owner, { name: 'sibling' });
   });
-  after(async () => t.stop());
 
   function headers(credential: Credential, instance: { token: string }): Record<string, string> {
     switch (credential) {

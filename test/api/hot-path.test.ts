@@ -2,7 +2,8 @@ import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import type { Clock } from '../../src/infra/clock.js';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, pairByQr } from '../support/sandbox.js';
 
 /** A clock the test moves forward. */
@@ -21,17 +22,13 @@ describe('authenticated reads on the hot path', () => {
       done();
     },
   });
-  let t: TestGateway;
-  let owner: TestAccount;
   let instance: { id: string; token: string };
 
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', JWT_TTL_SECONDS: '60' }, { clock, logger: pino({ level: 'info', base: undefined }, sink) });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', JWT_TTL_SECONDS: '60' }, { clock, logger: pino({ level: 'info', base: undefined }, sink) });
-    owner = await newAccount(t.api);
     instance = await newInstance(t.api, owner);
     await pairByQr(t.api, owner, instance.id, (await newPhone(t.api, owner)).phone);
   });
-  after(async () => t.stop());
 
   const paths = () => [`/instances/${instance.id}`, `/instances/${instance.id}/session/status`];
   const pair = (instanceToken: string) => ({ 'x-instance-token': instanceToken, 'x-client-token': owner.clientToken });

@@ -1,14 +1,9 @@
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 describe('HTTP conventions', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
-  before(async () => {
-    t = await startTestGateway({ BODY_LIMIT_BYTES: '4096' });
-    owner = await newAccount(t.api);
-  });
-  after(async () => t.stop());
+  const { t, owner } = useGateway({ BODY_LIMIT_BYTES: '4096' });
 
   it('GET /health answers 200', async () => {
     const res = await t.api('GET', '/health');

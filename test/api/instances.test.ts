@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance, type TestAccount } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 const INSTANCE_FIELDS = [
   'id',
@@ -22,13 +23,7 @@ const INSTANCE_FIELDS = [
 ];
 
 describe('instances over HTTP', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
-  before(async () => {
-    t = await startTestGateway({ PUBLIC_URL: 'https://gw.example.com' });
-    owner = await newAccount(t.api);
-  });
-  after(async () => t.stop());
+  const { t, owner } = useGateway({ PUBLIC_URL: 'https://gw.example.com' });
 
   describe('PUT /instances/create', () => {
     it('answers the Instance with its token, in the spec field order', async () => {

@@ -1,17 +1,14 @@
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 describe('query validation', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let id: string;
 
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
     id = (await newInstance(t.api, owner)).id;
   });
-  after(() => t.stop());
 
   for (const [path, field] of [
     ['chats?page=2.5', 'page'],

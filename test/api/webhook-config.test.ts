@@ -1,14 +1,9 @@
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 describe('webhook configuration over HTTP', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
-  before(async () => {
-    t = await startTestGateway({ ALLOW_PRIVATE_TARGETS: 'false' });
-    owner = await newAccount(t.api);
-  });
-  after(async () => t.stop());
+  const { t, owner } = useGateway({ ALLOW_PRIVATE_TARGETS: 'false' });
 
   const set = (id: string, body: unknown) => t.api('POST', `/instances/${id}/webhook`, { token: owner.jwt, body });
 

@@ -25,7 +25,7 @@ function importsOf(file: string, text: string): string[] {
 
 const layer = (path: string) => path.split('/')[0] as string;
 /** The composition root may wire anything to anything. */
-const ROOTS = new Set(['gateway.ts', 'main.ts']);
+const ROOTS = new Set(['composition-root.ts', 'main.ts']);
 
 /**
  * The layer map of ARCHITECTURE.md: the domain imports only itself; only src/api (and the
@@ -43,6 +43,36 @@ export function forbiddenEdges(files: Map<string, string[]>): string[] {
   return bad;
 }
 
+/** Folder-to-folder imports among src's top folders (the composition root's files left out). */
+export function folderEdges(files: Map<string, string[]>): Map<string, Set<string>> {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, imports] of files) {
+    if (ROOTS.has(file)) continue;
+    for (const target of imports) {
+      const [from, to] = [layer(file), layer(target)];
+      if (from === to || ROOTS.has(target)) continue;
+      edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  return edges;
+}
+
+/**
+ * Every folder-level cycle, each said once as a path from its alphabetically first folder
+ * ('a -> b -> a'): a depth-first walk from each folder that looks only at folders after it.
+ */
+export function folderCycles(edges: Map<string, Set<string>>): string[] {
+  const cycles: string[] = [];
+  const walk = (start: string, path: string[]) => {
+    for (const next of [...(edges.get(path.at(-1) as string) ?? [])].sort()) {
+      if (next === start) cycles.push([...path, start].join(' -> '));
+      else if (next > start && !path.includes(next)) walk(start, [...path, next]);
+    }
+  };
+  for (const start of [...edges.keys()].sort()) walk(start, [start]);
+  return cycles;
+}
+
 describe('the layer map', () => {
   it('has no import across a forbidden edge in src', () => {
     const files = new Map(sources().map((f) => [f, importsOf(f, readFileSync(join(SRC, f), 'utf8'))]));
@@ -56,13 +86,30 @@ describe('the layer map', () => {
       ['sessions/networks.ts', ['api/route.ts']],
       ['infra/metrics/metrics.ts', ['domain/errors.ts']],
       ['api/app.ts', ['domain/errors.ts', 'infra/clock.ts']],
-      ['gateway.ts', ['api/app.ts']],
+      ['composition-root.ts', ['api/app.ts']],
     ]);
     expect(forbiddenEdges(added)).to.deep.equal([
       'domain/instance/billing.ts -> infra/clock.ts (the domain imports only itself)',
       'sessions/networks.ts -> api/route.ts (only src/api knows HTTP)',
       'infra/metrics/metrics.ts -> domain/errors.ts (infrastructure does not know the domain)',
     ]);
+  });
+
+  it('has no cycle among the top folders of src', () => {
+    const files = new Map(sources().map((f) => [f, importsOf(f, readFileSync(join(SRC, f), 'utf8'))]));
+    expect(folderCycles(folderEdges(files))).to.deep.equal([]);
+  });
+
+  it('names every folder cycle when an import closes one, the long ones too', () => {
+    const files = new Map([
+      ['commands/a.ts', ['projections/b.ts', 'domain/e.ts']],
+      ['projections/b.ts', ['commands/a.ts', 'webhooks/c.ts']],
+      ['webhooks/c.ts', ['billing/d.ts']],
+      ['billing/d.ts', ['projections/b.ts']],
+      ['composition-root.ts', ['api/app.ts']],
+      ['api/app.ts', ['composition-root.ts']],
+    ]);
+    expect(folderCycles(folderEdges(files))).to.deep.equal(['billing -> projections -> webhooks -> billing', 'commands -> projections -> commands']);
   });
 
   it('reads static, type-only, re-exported and dynamic imports', () => {

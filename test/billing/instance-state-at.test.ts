@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { instanceOf, newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -8,14 +9,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Issue 17's state at a time: the log folded by the read model's fold equals what GET answered then. */
 describe('GET /instances/{id}/history/state', function () {
   this.timeout(30_000);
-  let gw: TestGateway;
-  let owner: TestAccount;
 
-  before(async () => {
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(gw.api);
-  });
-  after(async () => gw.stop());
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
 
   /** What GET answers now, and a moment after it that precedes whatever happens next. */
   const snapshot = async (id: string) => {

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, pairByQr, status, waitFor } from '../support/sandbox.js';
 
 const seconds = (s: number) => String(s / 86_400);
@@ -8,18 +9,12 @@ const seconds = (s: number) => String(s / 86_400);
 /** Issue 16 over HTTP with the `none` provider: trial, subscription, renewal, cancellation, resume. */
 describe('billing lifecycle over HTTP (provider none)', function () {
   this.timeout(30_000);
-  let gw: TestGateway;
-  let owner: TestAccount;
 
   const get = async (id: string) => (await gw.api('GET', `/instances/${id}`, { token: owner.jwt })).body;
   const billingOf = async (id: string) => (await get(id)).billing_status as string;
 
-  before(async () => {
-    // A trial of 1.5 s and a paid period of 3 s; the grace does not matter with `none`.
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', TRIAL_DAYS: seconds(1.5), BILLING_PERIOD_DAYS: seconds(3), BILLING_GRACE_DAYS: seconds(1) });
-    owner = await newAccount(gw.api);
-  });
-  after(async () => gw.stop());
+  // A trial of 1.5 s and a paid period of 3 s; the grace does not matter with `none`.
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', TRIAL_DAYS: seconds(1.5), BILLING_PERIOD_DAYS: seconds(3), BILLING_GRACE_DAYS: seconds(1) });
 
   it('ends a trial without a subscription as EXPIRED: acting routes answer 402, reads keep answering', async () => {
     const instance = await newInstance(gw.api, owner);

@@ -1,13 +1,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone } from '../support/sandbox.js';
 import { SteppingClock, chatList, chatsUntil, eventData, fieldsOf, pairedInstance, phoneSends } from '../support/chats.js';
 
 describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
   const clock = new SteppingClock();
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { id: string; phone: string; jid: string };
   let a: { phone: string; jid: string };
   let b: { phone: string; jid: string };
@@ -20,10 +19,9 @@ describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
     expect(res.body).to.deep.equal({ code: 200, success: true, data: {} });
   };
 
+  // The clock jumps past a mute's end: the JWT must outlive it.
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', JWT_TTL_SECONDS: String(30 * 86_400) }, { clock });
   before(async () => {
-    // The clock jumps past a mute's end: the JWT must outlive it.
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', JWT_TTL_SECONDS: String(30 * 86_400) }, { clock });
-    owner = await newAccount(t.api);
     me = await pairedInstance(t, owner);
     a = await newPhone(t.api, owner, { push_name: 'Alice' });
     b = await newPhone(t.api, owner, { push_name: 'Bob' });
@@ -34,7 +32,6 @@ describe('chat actions: archive, pin, mute, markunread, delete, clear', () => {
     await phoneSends(t, owner, b.phone, me.phone, { text: 'b1' });
     await chatsUntil(t, owner, me.id, (p) => p.total === 2 && p.content[0].jid === b.jid && p.content[1].messages_unread === 2);
   });
-  after(async () => t.stop());
 
   it('archives and unarchives; the answer waits for the chat list', async () => {
     await ok('archive', { phone: a.phone, archived: true });

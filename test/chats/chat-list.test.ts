@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone } from '../support/sandbox.js';
 import { SteppingClock, chatList, chatsUntil, fieldsOf, pairedInstance, phoneSends } from '../support/chats.js';
 
@@ -12,8 +13,6 @@ const CHAT_FIELDS = [
 
 describe('GET /instances/{id}/chats over the sandbox', () => {
   const clock = new SteppingClock();
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { id: string; phone: string; jid: string };
   let a: { phone: string; jid: string };
   let b: { phone: string; jid: string };
@@ -22,9 +21,8 @@ describe('GET /instances/{id}/chats over the sandbox', () => {
   const times: Record<string, number> = {};
   const byJid = (page: any, jid: string) => page.content.find((chat: any) => chat.jid === jid);
 
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' }, { clock });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' }, { clock });
-    owner = await newAccount(t.api);
     const mine = await newPhone(t.api, owner, { push_name: 'Me Myself' });
     a = await newPhone(t.api, owner, { push_name: 'Alice' });
     b = await newPhone(t.api, owner, { push_name: 'Bob' });
@@ -48,7 +46,6 @@ describe('GET /instances/{id}/chats over the sandbox', () => {
     await phoneSends(t, owner, b.phone, groupJid, { text: 'to the team' });
     await chatsUntil(t, owner, me.id, (p) => p.total === 4 && byJid(p, groupJid)?.messages_unread === 1);
   });
-  after(async () => t.stop());
 
   it('answers the bare page with every Chat field of the spec, in order', async () => {
     const page = await chatList(t, owner, me.id);

@@ -1,11 +1,10 @@
 import { expect } from 'chai';
-import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 import { fieldsOf, pairedInstance } from '../support/chats.js';
 
 describe('GET /instances/{id}/group/list over the sandbox', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { phone: string; jid: string };
   let a: { phone: string; jid: string };
   let b: { phone: string; jid: string };
@@ -20,9 +19,8 @@ describe('GET /instances/{id}/group/list over the sandbox', () => {
     return res.body.jid as string;
   };
 
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
     [me, a, b, c] = [await newPhone(t.api, owner), await newPhone(t.api, owner), await newPhone(t.api, owner), await newPhone(t.api, owner)];
     // Before pairing: these reach the instance with the history.
     jids.gamma = await group({ name: 'Gamma', owner: a.phone, participants: [me.phone, b.phone] });
@@ -40,7 +38,6 @@ describe('GET /instances/{id}/group/list over the sandbox', () => {
     ({ id: instanceId } = await pairedInstance(t, owner, me.phone));
     await waitFor(async () => (await list()).body?.data?.groups?.length === 3, 'three groups');
   });
-  after(async () => t.stop());
 
   it('answers the envelope with every group of the account, by name, and who the caller is', async () => {
     const res = await list();

@@ -1,26 +1,23 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 import { fieldsOf, pairedInstance, phoneSends, recorded } from '../support/chats.js';
 
 describe('chat/send/text, send/buttons, react and markread over the sandbox', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { id: string; phone: string; jid: string };
   let peer: { id: string; phone: string; jid: string };
 
   const post = (id: string, path: string, body: unknown) => t.api('POST', `/instances/${id}/chat/${path}`, { token: owner.jwt, body });
   const inbox = async (phone: string) => (await t.api('GET', `/sandbox/phones/${phone}/inbox`, { token: owner.jwt })).body.messages as any[];
 
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
     me = await pairedInstance(t, owner);
     // The peer phone has its own linked instance: what the phone sees, that instance records.
     peer = await pairedInstance(t, owner);
   });
-  after(async () => t.stop());
 
   it('sends text to the phone, and records it as MessageSent', async () => {
     const res = await post(me.id, 'send/text', { phone: peer.phone, message: 'hello there' });

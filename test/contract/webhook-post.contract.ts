@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
-import type { PostSettings } from '../../src/webhooks/dispatch/axios-post.js';
-import type { PostRequest, WebhookPost } from '../../src/webhooks/dispatch/post.js';
+import type { PostSettings } from '../../src/webhooks/dispatch/post/axios-post.js';
+import type { PostRequest, WebhookPost } from '../../src/webhooks/dispatch/post/port.js';
 import { Receiver, verifies } from '../webhooks/support/receiver.js';
 import { waitFor } from '../support/sandbox.js';
 

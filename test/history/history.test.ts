@@ -1,18 +1,13 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
 import { phoneSends } from '../support/chats.js';
-import { expectError, newAccount, newInstance, startTestGateway, type Answer, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance, type Answer } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 
 describe('history over HTTP', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
 
-  before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
-  });
-  after(async () => t.stop());
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
 
   const history = (id: string, query = '', token = owner.jwt) => t.api('GET', `/instances/${id}/history${query}`, { token });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DataDirInUseError, lockDataDir } from '../../src/infra/data-dir-lock.js';
 import { openBackends } from '../../src/infra/backends.js';
 import { loadConfig } from '../../src/infra/config/config.js';
-import { startGateway } from '../../src/gateway.js';
+import { startGateway } from '../../src/composition-root.js';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 

@@ -1,22 +1,19 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is read field by field */
 import { expect } from 'chai';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 /** `{"a":{"a":...}}` nested `depth` objects deep. */
 const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{"a":1}' + '}'.repeat(depth - 1);
 
 describe('security: input bounds (finding b, c, h)', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let instance: { id: string; token: string };
   let document: any;
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
     instance = await newInstance(t.api, owner);
     document = (await t.api('GET', '/openapi.json')).body;
   });
-  after(async () => t.stop());
 
   const everyOperation = () =>
     Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- schemas and answers are read field by field */
 import { expect } from 'chai';
 import { pairedInstance } from '../support/chats.js';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 /**
  * A value of `schema`'s shape whose every string is `text(schema)` long: the longest a route
@@ -37,17 +37,13 @@ const longest = (s: any) => 'x'.repeat(Math.min(s.maxLength ?? 5000, 200_000));
 const overLong = () => 'y'.repeat(2_000);
 
 describe('security: no request content causes a 500', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { id: string; phone: string };
   let document: any;
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', BODY_LIMIT_BYTES: String(4 * 1024 * 1024) });
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', BODY_LIMIT_BYTES: String(4 * 1024 * 1024) });
-    owner = await newAccount(t.api);
     me = await pairedInstance(t, owner);
     document = (await t.api('GET', '/openapi.json')).body;
   });
-  after(async () => t.stop());
 
   for (const [label, text] of [['the longest strings each field accepts', longest], ['2,000-character strings everywhere', overLong]] as const) {
     it(`every route, with ${label} in its path, query and body`, async function () {

@@ -5,7 +5,8 @@ import { request } from 'undici';
 import { createOutboundAgent } from '../../src/infra/http/outbound-agent.js';
 import { checkOutboundUrl, isPublicAddress } from '../../src/infra/http/outbound-policy.js';
 import { BlockedAddressError } from '../../src/infra/http/public-lookup.js';
-import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 
 /** IPv6 literals that reach loopback, private, link-local or metadata addresses. */
 const EMBEDDING_PRIVATE = [
@@ -51,15 +52,11 @@ describe('security: outbound addresses (finding e)', () => {
   });
 
   describe('at save time, through the API (ALLOW_PRIVATE_TARGETS=false)', () => {
-    let t: TestGateway;
-    let owner: TestAccount;
     let instance: { id: string };
+    const { t, owner } = useGateway({ ALLOW_PRIVATE_TARGETS: 'false' });
     before(async () => {
-      t = await startTestGateway({ ALLOW_PRIVATE_TARGETS: 'false' });
-      owner = await newAccount(t.api);
       instance = await newInstance(t.api, owner);
     });
-    after(async () => t.stop());
 
     it('refuses every such webhook URL with 400 naming the field, and keeps the old one', async () => {
       await t.api('POST', `/instances/${instance.id}/webhook`, { token: owner.jwt, body: { webhookURL: 'https://hooks.example.com/ok', events: 'All' } });

@@ -2,26 +2,23 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { pairedInstance, phoneSends, recorded } from '../support/chats.js';
-import { expectError, newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { downloadBody, newPhone } from '../support/sandbox.js';
 
 describe('security: sandbox media with the default outbound policy (finding f)', () => {
-  let t: TestGateway;
-  let owner: TestAccount;
   let me: { id: string; phone: string };
   let media: any;
   const plain = randomBytes(2048);
 
+  // The defaults an integrator trying the sandbox gets: http PUBLIC_URL, private targets refused.
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', ALLOW_PRIVATE_TARGETS: 'false' });
   before(async () => {
-    // The defaults an integrator trying the sandbox gets: http PUBLIC_URL, private targets refused.
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', ALLOW_PRIVATE_TARGETS: 'false' });
-    owner = await newAccount(t.api);
     me = await pairedInstance(t, owner);
     const sender = await newPhone(t.api, owner);
     const id = await phoneSends(t, owner, sender.phone, me.phone, { media: { kind: 'image', mimetype: 'image/jpeg', data_base64: plain.toString('base64') } });
     media = (await recorded(t, me.id, 'MessageReceived', (d) => d.message.id === id)).message.media;
   });
-  after(async () => t.stop());
 
   const download = (body: unknown) => t.api('POST', `/instances/${me.id}/chat/downloadimage`, { token: owner.jwt, body });
 

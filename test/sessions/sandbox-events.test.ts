@@ -1,19 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { downloadBody, newPhone, pairByQr, sessionEvents, waitFor, waitForEvent, type LoggedEvent } from '../support/sandbox.js';
 
 /** What the sandbox network does becomes events in `session-<id>`, in the shapes both drivers share. */
 describe('sandbox happenings in the session stream', function () {
   this.timeout(20_000);
-  let gw: TestGateway;
-  let owner: TestAccount;
 
-  before(async () => {
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', SESSION_RETENTION_DAYS: '7' });
-    owner = await newAccount(gw.api);
-  });
-  after(async () => gw.stop());
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', SESSION_RETENTION_DAYS: '7' });
 
   async function paired(body: Record<string, unknown> = {}) {
     const instance = await newInstance(gw.api, owner);

@@ -1,19 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { instanceOf, newPhone, pairByCode, pairByQr, sessionEvents, status, waitFor, waitForEvent } from '../support/sandbox.js';
 
 /** Issue 3 over HTTP: pairing, status as the spec orders it, logout, unlink, restart, cancel. */
 describe('sessions over HTTP with the sandbox', function () {
   this.timeout(20_000);
-  let gw: TestGateway;
-  let owner: TestAccount;
 
-  before(async () => {
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(gw.api);
-  });
-  after(async () => gw.stop());
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
 
   it('pairs by QR: the QR answer carries a PNG data URL, and the instance follows the session', async () => {
     const instance = await newInstance(gw.api, owner);

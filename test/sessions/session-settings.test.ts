@@ -1,19 +1,14 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
 import { expect } from 'chai';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, pairByQr, sessionEvents, waitFor, waitForEvent } from '../support/sandbox.js';
 
 /** The instance settings that act on the session: auto_read_messages and reject_calls. */
 describe('session settings take effect', function () {
   this.timeout(20_000);
-  let gw: TestGateway;
-  let owner: TestAccount;
 
-  before(async () => {
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(gw.api);
-  });
-  after(async () => gw.stop());
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
 
   /** An instance paired with a fresh phone. */
   async function paired(settings: Record<string, unknown> = {}) {

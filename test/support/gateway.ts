@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../bench/child.js';
-import { startGateway, type Gateway, type GatewayOptions } from '../../src/gateway.js';
+import { startGateway, type Gateway, type GatewayOptions } from '../../src/composition-root.js';
 import { loadConfig, type Config } from '../../src/infra/config/config.js';
 import { sharedTestServerUrl } from '../servers/mongodb/targets.js';
 import { eventStoreFor, releaseEventStore } from '../servers/eventstore/targets.js';

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- test answers are read field by field */
-import type { Gateway } from '../../src/gateway.js';
+import type { Gateway } from '../../src/composition-root.js';
 import type { Api, TestAccount } from './gateway.js';
 
 let phoneCounter = 0;

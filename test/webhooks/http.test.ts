@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { Value } from '@sinclair/typebox/value';
 import { WebhookBodies, type WebhookType } from '../../src/webhooks/bodies/schemas.js';
-import { expectError, newAccount, newInstance, startTestGateway, type Api, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { expectError, newAccount, newInstance, type Api } from '../support/gateway.js';
+import { useGateway } from '../support/use-gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver, verifies } from './support/receiver.js';
 
@@ -13,17 +14,11 @@ import { Receiver, verifies } from './support/receiver.js';
  */
 describe('webhooks over HTTP (sandbox network)', function () {
   this.timeout(30_000);
-  let gw: TestGateway;
   let api: Api;
-  let owner: TestAccount;
   let rx: Receiver;
 
-  before(async () => {
-    gw = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_RETRY_MAX_MS: '200' });
-    api = gw.api;
-    owner = await newAccount(api);
-  });
-  after(async () => gw.stop());
+  const { t: gw, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_RETRY_MAX_MS: '200' });
+  before(() => (api = gw.api));
   beforeEach(async () => (rx = await new Receiver().start()));
   afterEach(async () => rx.stop());
 

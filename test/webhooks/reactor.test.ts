@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
 import type { DocumentStore, WriteOp } from '../../src/infra/docstore/port.js';
 import { ProjectionRunner } from '../../src/projections/runner.js';
-import { WebhookReactor } from '../../src/projections/webhooks/webhook-reactor.js';
+import { WebhookReactor } from '../../src/webhooks/webhook-reactor.js';
 import { DELIVERIES, HOOKS, type DeliveryDoc, type HookDoc } from '../../src/webhooks/deliveries/documents.js';
 import { logger, openHarness, type Harness } from './support/harness.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import { Known, stubOf } from '../../src/webhooks/dispatch/known.js';
+import { HeldDeliveries, stubOf } from '../../src/webhooks/dispatch/held-deliveries.js';
 import { Scheduler, type SchedulerLimits, type Stub, type Work } from '../../src/webhooks/dispatch/scheduler.js';
 
 const limits = (over: Partial<SchedulerLimits> = {}): SchedulerLimits => ({
@@ -64,9 +64,9 @@ describe('webhook scheduler', () => {
   });
 });
 
-describe('webhook deliveries held by the dispatcher (Known)', () => {
+describe('webhook deliveries held by the dispatcher (HeldDeliveries)', () => {
   it('leaves out of a read what was held, and what was released while the read ran', async () => {
-    const known = new Known();
+    const known = new HeldDeliveries();
     const [held, endsDuringRead, free] = [1, 2, 3].map((seq) => stubOf(doc('a', seq))) as [Stub, Stub, Stub];
     known.hold(held);
     known.hold(endsDuringRead);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import type { PostAnswer, PostRequest, WebhookPost } from '../../src/webhooks/dispatch/post.js';
+import type { PostAnswer, PostRequest, WebhookPost } from '../../src/webhooks/dispatch/post/port.js';
 import { Sender } from '../../src/webhooks/dispatch/sender.js';
 import { FakeClock } from './support/harness.js';
 

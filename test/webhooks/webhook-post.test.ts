@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { AxiosPost } from '../../src/webhooks/dispatch/axios-post.js';
-import { WorkerPost, type StallWatch } from '../../src/webhooks/dispatch/worker-post.js';
+import { AxiosPost } from '../../src/webhooks/dispatch/post/axios-post.js';
+import { WorkerPost, type StallWatch } from '../../src/webhooks/dispatch/post/worker-post.js';
 import { POST_SETTINGS, webhookPostContract } from '../contract/webhook-post.contract.js';
 import { waitFor } from '../support/sandbox.js';
 import { Receiver } from './support/receiver.js';

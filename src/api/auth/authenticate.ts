@@ -9,6 +9,7 @@ import type { InstanceQueries } from '../../projections/instances/instance-queri
 import type { AuthMode, Principal } from '../route.js';
 import type { JwtIssuer } from './jwt.js';
 import { cookieToken } from './session-cookie.js';
+import type { TokenRegistry } from './token-registry.js';
 
 /** Bounded: a flood of distinct tokens evicts the oldest instead of growing memory. */
 const REMEMBERED_TOKENS = 10_000;
@@ -38,6 +39,8 @@ export class Authenticator {
     private readonly accounts: AccountQueries,
     private readonly instances: InstanceQueries,
     private readonly clock: Clock,
+    /** Revoked access tokens and their use; every JWT is checked against it. */
+    private readonly tokens: TokenRegistry,
   ) {}
 
   async authenticate(ctx: Pick<Context, 'get'> & Partial<Pick<Context, 'cookies' | 'method'>>, mode: AuthMode, instanceId: string | undefined): Promise<AuthResult> {
@@ -49,9 +52,13 @@ export class Authenticator {
     if (bearer !== null) {
       const now = this.clock.now();
       const known = this.jwt.known(bearer, now);
-      const accountId = known !== undefined ? known : await this.jwt.verify(bearer, now);
-      if (!accountId) throw unauthorized('invalid or expired access token');
-      const principal: Principal = { accountId, via: 'jwt' };
+      const claims = known !== undefined ? known : await this.jwt.verify(bearer, now);
+      if (!claims) throw unauthorized('invalid or expired access token');
+      const revoked = this.tokens.revoked(claims.jti, now.getTime()) ?? (await this.tokens.load(claims.jti, now.getTime()));
+      if (revoked) throw unauthorized('this access token was revoked');
+      this.tokens.used(claims.jti, now);
+      const accountId = claims.accountId;
+      const principal: Principal = { accountId, via: 'jwt', tokenId: claims.jti };
       if (instanceId === undefined) return { principal };
       const instance = await this.instances.byId(instanceId);
       if (!instance) throw notFound('instance not found');

@@ -15,9 +15,16 @@ export interface GenerationView {
   load(accountId: string): Promise<number | null>;
 }
 
+/** Who a verified access token speaks for, and which token it is (its `jti`, the registry's key). */
+export interface TokenClaims {
+  accountId: string;
+  jti: string;
+}
+
 /**
  * Access tokens for accounts: HS256 with the server's key. Each carries (`gen`) the client-secret
- * generation of its account when it was issued, and dies when the secret is rotated.
+ * generation of its account when it was issued, and dies when the secret is rotated; and an id
+ * (`jti`) by which the account's token registry lists it and the owner can revoke it alone.
  */
 export class JwtIssuer {
   /** Imported once: jose would import a raw key on every call, which cost more than the HMAC. */
@@ -26,7 +33,7 @@ export class JwtIssuer {
    * A token is immutable and valid until it expires, so a verified one need not be verified
    * again on the next request; its expiry is still checked against the clock every time.
    */
-  private readonly verified = new BoundedMap<string, { sub: string; exp: number; gen: number }>(VERIFIED_LIMIT);
+  private readonly verified = new BoundedMap<string, { sub: string; exp: number; gen: number; jti: string }>(VERIFIED_LIMIT);
 
   constructor(
     key: Uint8Array,
@@ -36,9 +43,10 @@ export class JwtIssuer {
     this.cryptoKey = webcrypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
-  async issue(accountId: string, generation: number, now: Date): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
+  async issue(accountId: string, generation: number, now: Date, jti: string): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
     const iat = Math.floor(now.getTime() / 1000);
     const token = await new SignJWT({ gen: generation })
+      .setJti(jti)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(accountId)
       .setIssuer(ISSUER)
@@ -50,22 +58,22 @@ export class JwtIssuer {
   }
 
   /**
-   * The answer for a token verified before, without waiting: the account id, null once it has
+   * The answer for a token verified before, without waiting: its claims, null once it has
    * expired, undefined when the token was never verified here (then call `verify`).
    */
-  known(token: string, now: Date): string | null | undefined {
+  known(token: string, now: Date): TokenClaims | null | undefined {
     const known = this.verified.get(token);
     if (!known) return undefined;
     const current = this.generations.current(known.sub);
     // Not in memory (evicted): `verify` reads it.
     if (current === undefined) return undefined;
-    if (known.exp > Math.floor(now.getTime() / 1000) && known.gen >= current) return known.sub;
+    if (known.exp > Math.floor(now.getTime() / 1000) && known.gen >= current) return { accountId: known.sub, jti: known.jti };
     this.verified.delete(token);
     return null;
   }
 
-  /** The account id, or null for any token that is not ours, altered or expired. Ask `known` first. */
-  async verify(token: string, now: Date): Promise<string | null> {
+  /** The claims, or null for any token that is not ours, altered or expired. Ask `known` first. */
+  async verify(token: string, now: Date): Promise<TokenClaims | null> {
     try {
       const { payload } = await jwtVerify(token, await this.cryptoKey, {
         algorithms: ['HS256'],
@@ -73,13 +81,14 @@ export class JwtIssuer {
         audience: AUDIENCE,
         currentDate: now,
       });
-      const { sub, exp, gen } = payload;
-      // A token without a generation predates them: it cannot be told apart from a revoked one.
-      if (typeof sub !== 'string' || sub === '' || typeof exp !== 'number' || typeof gen !== 'number') return null;
+      const { sub, exp, gen, jti } = payload;
+      // A token without a generation or an id predates them: it could be neither rotated away
+      // nor revoked, so it is refused (tokens live an hour; the owner signs in again).
+      if (typeof sub !== 'string' || sub === '' || typeof exp !== 'number' || typeof gen !== 'number' || typeof jti !== 'string' || jti === '') return null;
       const current = this.generations.current(sub) ?? (await this.generations.load(sub));
       if (current === null || gen < current) return null;
-      this.verified.set(token, { sub, exp, gen });
-      return sub;
+      this.verified.set(token, { sub, exp, gen, jti });
+      return { accountId: sub, jti };
     } catch {
       return null;
     }

@@ -8,7 +8,7 @@ export const SESSION_COOKIE = 'gw_session';
  * header to a cross-origin request without a CORS preflight, which the gateway never grants,
  * so a cookie-carried write without it is a forgery (SameSite=Strict is the first defence).
  */
-export const CSRF_HEADER = 'x-gateway-app';
+const CSRF_HEADER = 'x-gateway-app';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

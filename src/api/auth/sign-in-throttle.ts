@@ -7,7 +7,7 @@ import { ACCOUNT_POLICY, ADDRESS_POLICY, AttemptLimiter, PAIR_POLICY } from './a
  * refused at once rather than queued behind scrypt, so a flood from many addresses costs bounded
  * memory and time, and honest sign-ins wait seconds, not minutes.
  */
-export const MAX_CHECKS_IN_FLIGHT = 64;
+const MAX_CHECKS_IN_FLIGHT = 64;
 
 /** One sign-in attempt: who it names (an e-mail or a client token) and where it comes from. */
 export interface Attempt {

@@ -5,7 +5,7 @@ import { fingerprint, idempotencyKey, recordId } from './request-key.js';
 export type { StoredAnswer };
 
 /** Header on an answer that is the stored answer of an earlier request with the same key. */
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const REPLAYED_HEADER = 'idempotent-replayed';
 
 /**
  * Runs `run` at most once per (account, Idempotency-Key) within 24 hours: a repeat gets the

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { invalidInput } from '../../domain/errors.js';
 
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** 1 to 255 printable ASCII characters (CONTRACT.md, Idempotent writes). */
 const KEY = /^[\x20-\x7e]{1,255}$/;

@@ -1,14 +1,17 @@
-import type { IncomingMessage, Server } from 'node:http';
+import Cookies from 'cookies';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { DomainError, invalidInput } from '../../domain/errors.js';
+import { DomainError, forbidden, invalidInput } from '../../domain/errors.js';
 import { parseEventList, type WebhookEventName } from '../../domain/events-table.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { RealtimeHub } from '../../realtime/hub.js';
 import type { Authenticator } from '../auth/authenticate.js';
+import { SESSION_COOKIE } from '../auth/session-cookie.js';
 import { toHttpError } from '../errors.js';
 import { DEFAULT_LIMITS, RealtimeStream, type StreamLimits } from './stream.js';
+import { fromOwnOrigin } from './upgrade-origin.js';
 
 export interface RealtimeOptions {
   authenticator: Authenticator;
@@ -17,6 +20,8 @@ export interface RealtimeOptions {
   logger: Logger;
   /** Open streams one account may hold. */
   maxPerAccount: number;
+  /** The gateway's public URL: its origin may open a stream with the web app's session cookie. */
+  publicUrl?: string;
   ackTimeoutMs?: number;
   limits?: Partial<StreamLimits>;
   now?: () => number;
@@ -26,8 +31,9 @@ const PATH = /^\/instances\/([^/]{1,64})\/events\/ws\/?$/;
 
 /**
  * `GET /instances/{id}/events/ws` (CONTRACT.md, Realtime stream): the upgrade is authenticated
- * like any instance route (a JWT as `access_token` or bearer header, or the token pair), refused
- * with an HTTP error answer before it is accepted, and capped per account.
+ * like any instance route (a JWT as `access_token` or bearer header, or the token pair, or the
+ * web app's session cookie from the gateway's own origin only), refused with an HTTP error
+ * answer before it is accepted, and capped per account.
  */
 export class RealtimeServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
@@ -75,7 +81,7 @@ export class RealtimeServer {
       const value = req.headers[name];
       return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
     };
-    const { principal } = await this.o.authenticator.authenticate({ get: headers }, 'instance', instanceId);
+    const { principal } = await this.o.authenticator.authenticate(this.credentials(req, headers), 'instance', instanceId);
     const accountId = principal?.accountId as string;
     if ((this.perAccount.get(accountId) ?? 0) >= this.o.maxPerAccount) {
       throw new DomainError('rate_limited', `at most ${this.o.maxPerAccount} realtime streams per account`, undefined, 5);
@@ -98,6 +104,19 @@ export class RealtimeServer {
       ws.on('error', () => ws.terminate());
       stream.begin();
     });
+  }
+
+  /**
+   * What authenticates the upgrade: its headers, and the session cookie only when the page that
+   * opens the socket is the gateway's (see upgrade-origin.ts). A cookie from another origin with
+   * no other credential is refused as such, not as "no credentials", so the cause is plain.
+   */
+  private credentials(req: IncomingMessage, headers: (name: string) => string): Parameters<Authenticator['authenticate']>[0] {
+    const cookies = new Cookies(req, new ServerResponse(req));
+    if (fromOwnOrigin(req, this.o.publicUrl)) return { get: headers, cookies, method: 'GET' };
+    const otherCredential = headers('authorization') !== '' || headers('x-instance-token') !== '' || headers('x-client-token') !== '';
+    if (!otherCredential && cookies.get(SESSION_COOKIE)) throw forbidden('the session cookie opens the stream only from the gateway\'s own pages');
+    return { get: headers };
   }
 
   private async headSeq(instanceId: string): Promise<number> {

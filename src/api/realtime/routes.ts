@@ -19,7 +19,7 @@ export function realtimeRoutes() {
       path: '/instances/{id}/events/ws',
       tag: 'Realtime',
       summary:
-        'Upgrade to a WebSocket that sends the webhook bodies of the subscribed types from the log; send {"ack": seq}; reconnect with after_seq to replay; no ack for 60 s closes it',
+        'Upgrade to a WebSocket that sends the webhook bodies of the subscribed types from the log; send {"ack": seq}; reconnect with after_seq to replay; no ack for 60 s closes it. The web app\'s session cookie also opens it, from the gateway\'s own origin only',
       auth: 'instance',
       params: InstanceIdParams,
       query: StreamQuery,

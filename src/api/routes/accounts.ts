@@ -38,7 +38,7 @@ export function accountRoutes(deps: ApiDeps) {
       body: LoginBody,
       response: { description: 'access token', schema: AccessToken },
       errors: [401, 429],
-      handler: async ({ body, ip }) => ({ body: await deps.signIn.login(body.email, body.password, ip) }),
+      handler: async ({ body, ip, koa }) => ({ body: await deps.signIn.login(body.email, body.password, { address: ip, userAgent: koa.get('user-agent'), via: 'api' }) }),
     }),
     defineRoute({
       method: 'post',
@@ -49,7 +49,7 @@ export function accountRoutes(deps: ApiDeps) {
       body: TokenBody,
       response: { description: 'access token', schema: AccessToken },
       errors: [401, 429],
-      handler: async ({ body, ip }) => ({ body: await deps.signIn.token(body.client_token, body.client_secret, ip) }),
+      handler: async ({ body, ip, koa }) => ({ body: await deps.signIn.token(body.client_token, body.client_secret, { address: ip, userAgent: koa.get('user-agent'), via: 'api' }) }),
     }),
     defineRoute({
       method: 'get',

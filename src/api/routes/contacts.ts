@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { onNetwork } from '../../commands/network-call.js';
+import { onNetwork } from '../../sessions/network-call.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';

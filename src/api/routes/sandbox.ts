@@ -30,7 +30,7 @@ import {
 
 const TAG = 'Sandbox';
 /** 64 MiB of media is about 85.4 MiB of base64, plus the rest of the JSON. */
-export const SANDBOX_MEDIA_BODY_LIMIT = 90 * 1024 * 1024;
+const SANDBOX_MEDIA_BODY_LIMIT = 90 * 1024 * 1024;
 const MediaFileParams = Type.Object({ file: Type.String({ minLength: 1, maxLength: 80 }) });
 
 /** The /sandbox routes of SANDBOX.md; mounted only when MESSAGING_NETWORK=sandbox. */

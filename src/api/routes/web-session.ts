@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sessionCookie } from '../auth/session-cookie.js';
+import { cookieToken, sessionCookie } from '../auth/session-cookie.js';
 import type { ApiDeps } from '../deps.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { LoginBody, TokenBody } from '../schemas/account.js';
@@ -33,9 +33,10 @@ export function webSessionRoutes(deps: ApiDeps): AnyRoute[] {
       body: Type.Union([LoginBody, TokenBody]),
       response: { description: 'signed in; the cookie carries the access token', schema: SessionAnswer },
       errors: [401, 429],
-      handler: async ({ body, ip }) => {
+      handler: async ({ body, ip, koa }) => {
+        const client = { address: ip, userAgent: koa.get('user-agent'), via: 'web_app' } as const;
         const { access_token, expires_in } =
-          'email' in body ? await deps.signIn.login(body.email, body.password, ip) : await deps.signIn.token(body.client_token, body.client_secret, ip);
+          'email' in body ? await deps.signIn.login(body.email, body.password, client) : await deps.signIn.token(body.client_token, body.client_secret, client);
         return { body: { expires_in }, headers: { 'Set-Cookie': sessionCookie(access_token, expires_in, secure), 'Cache-Control': 'no-store' } };
       },
     }),
@@ -43,10 +44,15 @@ export function webSessionRoutes(deps: ApiDeps): AnyRoute[] {
       method: 'delete',
       path: '/app/session',
       tag: TAG,
-      summary: 'Sign out the web app: clears the session cookie',
+      summary: 'Sign out the web app: revokes the session\'s access token (sent with the app\'s header) and clears the session cookie',
       auth: 'public',
       response: { description: 'signed out', schema: Type.Object({}) },
-      handler: () => ({ body: {}, headers: { 'Set-Cookie': sessionCookie('', 0, secure) } }),
+      handler: async ({ koa, requestId }) => {
+        // Only with the app's header (cookieToken): another site cannot end a session, even a little.
+        const token = cookieToken(koa);
+        if (token) await deps.signOut?.end(token, requestId);
+        return { body: {}, headers: { 'Set-Cookie': sessionCookie('', 0, secure) } };
+      },
     }),
   ];
 }

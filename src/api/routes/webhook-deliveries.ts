@@ -1,4 +1,4 @@
-import type { DeliveryLog } from '../../webhooks/delivery-log.js';
+import type { DeliveryLog } from '../../webhooks/deliveries/delivery-log.js';
 import { envelope } from '../envelope.js';
 import { presentDelivery } from '../presenters/deliveries.js';
 import { defineRoute, type AnyRoute } from '../route.js';

@@ -17,7 +17,7 @@ export const ChatListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const Participant = Type.Object({
+const Participant = Type.Object({
   jid: Type.String(),
   phone_number: Type.String(),
   lid: Type.String({ description: 'may be empty' }),
@@ -27,7 +27,7 @@ export const Participant = Type.Object({
   error: Type.Integer(),
 });
 
-export const Group = Type.Object({
+const Group = Type.Object({
   jid: Type.String(),
   owner_jid: Type.String(),
   owner_pn: Type.String(),
@@ -50,7 +50,7 @@ export const GroupList = Envelope(
   Type.Object({ groups: Type.Array(Group), user_id: Type.Integer(), instance_id: Type.String() }),
 );
 
-export const Chat = Type.Object({
+const Chat = Type.Object({
   phone: Type.String(),
   jid: Type.String(),
   name: Type.String(),

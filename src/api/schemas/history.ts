@@ -10,12 +10,12 @@ export const HistoryQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const Actor = Type.Object({
+const Actor = Type.Object({
   kind: Type.Union(['account', 'instance_token', 'network', 'system', 'helpdesk'].map((k) => Type.Literal(k))),
   id: Type.Optional(Type.String()),
 });
 
-export const HistoryEvent = Type.Object({
+const HistoryEvent = Type.Object({
   position: Type.String({ description: 'opaque; pass as `after`' }),
   id: Type.String(),
   type: Type.String(),

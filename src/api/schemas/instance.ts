@@ -37,7 +37,7 @@ export const UpdateInstanceBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SORT_FIELDS = ['name', 'created_at', 'updated_at', 'billing_status', 'connected'] as const;
+const SORT_FIELDS = ['name', 'created_at', 'updated_at', 'billing_status', 'connected'] as const;
 
 export const ListInstancesBody = Type.Object(
   {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { WEBHOOK_EVENT_NAMES } from '../../domain/events-table.js';
 import { Envelope, Nullable } from './common.js';
 
-export const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]);
+const DeliveryStatus = Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]);
 
 export const DeliveriesQuery = Type.Object(
   {

@@ -12,7 +12,7 @@ export interface StripeSettings {
 }
 
 /** Which Stripe customer pays for an account: an external id, kept beside the read models. */
-export const BILLING_CUSTOMERS = 'billing_customers';
+const BILLING_CUSTOMERS = 'billing_customers';
 interface CustomerDoc extends Document {
   _id: string;
   customer_id: string;

@@ -11,7 +11,7 @@ export type ProviderReport = Extract<BillingCommand, { type: 'RecordRenewal' | '
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** Stripe's subscription and invoice events as our commands; null for what billing ignores. */
-export function translate(event: Stripe.Event, graceMs: number): { instanceId: string; report: ProviderReport } | null {
+function translate(event: Stripe.Event, graceMs: number): { instanceId: string; report: ProviderReport } | null {
   switch (event.type) {
     case 'invoice.paid': {
       const invoice = event.data.object;

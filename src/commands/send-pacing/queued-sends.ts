@@ -1,7 +1,7 @@
 import { typedAs } from '../../domain/recorded.js';
 import { DomainError } from '../../domain/errors.js';
 import { Pump } from '../../infra/pump.js';
-import type { CommandContext } from '../command-handler.js';
+import type { CommandContext } from '../../domain/audit.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';

@@ -31,7 +31,7 @@ export type HelpdeskSettings = Static<typeof HelpdeskSettings>;
  * configurations this instance had removed before), and kept only as a hash, which is how a
  * callback finds its instance. Deriving it means two first saves racing push the same URL.
  */
-export const HelpdeskConfigured = Type.Object({
+const HelpdeskConfigured = Type.Object({
   config_id: Type.String(),
   settings: HelpdeskSettings,
   token_sealed: Type.String(),
@@ -44,10 +44,10 @@ export const HelpdeskConfigured = Type.Object({
 });
 export type HelpdeskConfiguredData = Static<typeof HelpdeskConfigured>;
 
-export const HelpdeskRemoved = Type.Object({});
+const HelpdeskRemoved = Type.Object({});
 
 /** An agent answered in the helpdesk; the bridge sends it to WhatsApp from the log. */
-export const HelpdeskReplyReceived = Type.Object({
+const HelpdeskReplyReceived = Type.Object({
   helpdesk_message_id: Type.Integer(),
   conversation_id: Type.Integer(),
   /** The contact's id in the inbox (the public API addresses it so). */
@@ -60,7 +60,7 @@ export const HelpdeskReplyReceived = Type.Object({
 });
 export type HelpdeskReplyReceivedData = Static<typeof HelpdeskReplyReceived>;
 
-export const HelpdeskConversationStatusChanged = Type.Object({
+const HelpdeskConversationStatusChanged = Type.Object({
   conversation_id: Type.Integer(),
   status: Type.String(),
 });

@@ -25,6 +25,9 @@ export interface SaveHelpdesk {
 export type HelpdeskCommand = SaveHelpdesk | { type: 'RemoveHelpdesk' };
 
 export const helpdeskDecider: Decider<HelpdeskState, HelpdeskCommand, HelpdeskEvent> = {
+  // The stream also carries the helpdesk's own happenings (agents' replies): facts, not decisions.
+  eventTypes: { HelpdeskConfigured: true, HelpdeskRemoved: true },
+
   initialState: () => ({ config: null, removals: 0 }),
 
   evolve(state, event) {
@@ -33,9 +36,6 @@ export const helpdeskDecider: Decider<HelpdeskState, HelpdeskCommand, HelpdeskEv
         return { ...state, config: event.data };
       case 'HelpdeskRemoved':
         return { config: null, removals: state.removals + 1 };
-      default:
-        // The stream also carries the helpdesk's own happenings (agents' replies): not decisions.
-        return state;
     }
   },
 

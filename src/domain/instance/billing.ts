@@ -2,7 +2,7 @@ import { conflict, DomainError } from '../errors.js';
 import type { InstanceEvent } from './events.js';
 
 export const BILLING_STATUSES = ['TRIALING', 'ACTIVE', 'PAST_DUE', 'EXPIRED', 'CANCELED'] as const;
-export type BillingStatus = (typeof BILLING_STATUSES)[number];
+type BillingStatus = (typeof BILLING_STATUSES)[number];
 
 /** The instance's billing as CONTRACT.md's state machine knows it. Times are ISO strings. */
 export interface BillingState {

@@ -5,7 +5,7 @@ export const instanceStream = (instanceId: string) => `instance-${instanceId}`;
 
 const DateTime = Type.String({ format: 'date-time' });
 
-export const InstanceCreated = Type.Object({
+const InstanceCreated = Type.Object({
   instance_id: Type.String(),
   account_id: Type.String(),
   name: Type.String(),
@@ -19,29 +19,29 @@ export const InstanceCreated = Type.Object({
   expired_at: DateTime,
 });
 
-export const InstanceUpdated = Type.Object({
+const InstanceUpdated = Type.Object({
   name: Type.Optional(Type.String()),
   reject_calls: Type.Optional(Type.Boolean()),
   auto_read_messages: Type.Optional(Type.Boolean()),
 });
 
-export const WebhookConfigured = Type.Object({
+const WebhookConfigured = Type.Object({
   url: Type.String(),
   events: Type.Array(WebhookEventNameSchema),
 });
 
-export const WebhookCleared = Type.Object({});
+const WebhookCleared = Type.Object({});
 
-export const WebhookSecretRotated = Type.Object({ webhook_secret_sealed: Type.String() });
+const WebhookSecretRotated = Type.Object({ webhook_secret_sealed: Type.String() });
 
-export const InstanceTokenRotated = Type.Object({ token_hash: Type.String() });
+const InstanceTokenRotated = Type.Object({ token_hash: Type.String() });
 
-export const InstanceCanceled = Type.Object({ canceled_at: DateTime });
+const InstanceCanceled = Type.Object({ canceled_at: DateTime });
 
 /** The provider's ids, kept so later changes reach the same subscription; absent with `none`. */
 const ProviderSubscription = Type.Optional(Type.String());
 
-export const SubscriptionStarted = Type.Object({
+const SubscriptionStarted = Type.Object({
   started_at: DateTime,
   /** End of the first paid period. */
   expired_at: DateTime,
@@ -49,18 +49,18 @@ export const SubscriptionStarted = Type.Object({
 });
 
 /** A paid renewal; from PAST_DUE it makes the instance ACTIVE again. */
-export const SubscriptionRenewed = Type.Object({ expired_at: DateTime });
+const SubscriptionRenewed = Type.Object({ expired_at: DateTime });
 
-export const SubscriptionCancellationScheduled = Type.Object({ cancel_at: DateTime });
+const SubscriptionCancellationScheduled = Type.Object({ cancel_at: DateTime });
 
-export const SubscriptionResumed = Type.Object({});
+const SubscriptionResumed = Type.Object({});
 
 /** A renewal that was not paid: PAST_DUE until paid or until the grace ends. */
-export const PaymentFailed = Type.Object({ grace_ends_at: DateTime });
+const PaymentFailed = Type.Object({ grace_ends_at: DateTime });
 
-export const TrialExpired = Type.Object({ expired_at: DateTime });
+const TrialExpired = Type.Object({ expired_at: DateTime });
 
-export const SubscriptionExpired = Type.Object({ expired_at: DateTime });
+const SubscriptionExpired = Type.Object({ expired_at: DateTime });
 
 export const InstanceEventSchemas = {
   InstanceCreated,

@@ -2,7 +2,7 @@ import type { Decider } from '../decider.js';
 import { conflict, notFound } from '../errors.js';
 import type { WebhookEventName } from '../events-table.js';
 import { BILLING_COMMANDS, decideBilling, evolveBilling, isLapsed, NO_BILLING, paymentRequired, type BillingCommand, type BillingState } from './billing.js';
-import type { InstanceEvent } from './events.js';
+import { InstanceEventSchemas, type InstanceEvent } from './events.js';
 
 export interface InstanceState {
   exists: boolean;
@@ -152,4 +152,9 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
   }
 }
 
-export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEvent> = { initialState, evolve, decide };
+export const instanceDecider: Decider<InstanceState, InstanceCommand, InstanceEvent> = {
+  eventTypes: InstanceEventSchemas,
+  initialState,
+  evolve,
+  decide,
+};

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '../session/events.js';
+import { sessionStatusChange } from '../session/session-status.js';
 import type { InstanceEvent } from './events.js';
 
 /** The Instance as clients read it, with what auth needs (hashes, the sealed secret). */
@@ -112,18 +113,34 @@ export function instanceViewChange(event: InstanceViewEvent, occurredAt: string)
       return touch({ billing_status: 'EXPIRED' });
     case 'InstanceCanceled':
       return touch({ billing_status: 'CANCELED', cancel_at: event.data.canceled_at });
-    case 'SessionConnected': {
-      const d = event.data;
-      const fields = { connected: true, connected_at: occurredAt, whatsapp_jid: d.jid, phone: d.phone };
-      return { set: d.push_name === undefined ? fields : { ...fields, whatsapp_push_name: d.push_name } };
-    }
+    case 'SessionConnected':
     case 'SessionDisconnected':
-      return { set: { connected: false } };
     case 'SessionLoggedOut':
-      return { set: { connected: false, connected_at: null, whatsapp_jid: null, whatsapp_push_name: null, phone: null } };
     case 'ProfileUpdated':
-      return event.data.push_name === undefined ? null : { set: { whatsapp_push_name: event.data.push_name } };
+      return sessionFields(event, occurredAt);
   }
+}
+
+/**
+ * What a session event shows on the Instance: the session status's own change (its one fold),
+ * with the Instance's names for the fields it shows, a forgotten one shown as null.
+ */
+function sessionFields(event: ShownSessionEvent, occurredAt: string): InstanceViewChange {
+  const change = sessionStatusChange(event, occurredAt);
+  if (change === null) return null;
+  const { set, unset } = change;
+  const shown = <K extends 'connected_at' | 'jid' | 'phone' | 'push_name'>(field: K) => (set[field] !== undefined ? set[field] : unset.includes(field) ? null : undefined);
+  const fields: Partial<InstanceView> = {};
+  if (set.connected !== undefined) fields.connected = set.connected;
+  const connectedAt = shown('connected_at');
+  if (connectedAt !== undefined) fields.connected_at = connectedAt;
+  const jid = shown('jid');
+  if (jid !== undefined) fields.whatsapp_jid = jid;
+  const phone = shown('phone');
+  if (phone !== undefined) fields.phone = phone;
+  const pushName = shown('push_name');
+  if (pushName !== undefined) fields.whatsapp_push_name = pushName;
+  return Object.keys(fields).length === 0 ? null : { set: fields };
 }
 
 /** The fold: null until the instance exists; events before its creation change nothing. */

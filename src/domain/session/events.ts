@@ -28,7 +28,7 @@ export type DisconnectReason = (typeof DISCONNECT_REASONS)[number];
 const Str = Type.String();
 const OptStr = Type.Optional(Type.String());
 
-export const BusinessProfile = Type.Object({
+const BusinessProfile = Type.Object({
   business_hours_timezone: OptStr,
   categories: Type.Optional(Type.Array(Type.Object({ id: Str, name: Str }))),
   profile_options: Type.Optional(Type.Record(Str, Str)),
@@ -99,7 +99,7 @@ export const NetworkMessage = Type.Object({
 });
 export type NetworkMessage = Static<typeof NetworkMessage>;
 
-export const ChatInfo = Type.Object({
+const ChatInfo = Type.Object({
   jid: Str,
   name: OptStr,
   archived: Type.Optional(Type.Boolean()),
@@ -115,7 +115,7 @@ export const ChatInfo = Type.Object({
   read_only: Type.Optional(Type.Boolean()),
 });
 
-export const GroupParticipant = Type.Object({
+const GroupParticipant = Type.Object({
   jid: Str,
   phone_number: OptStr,
   lid: OptStr,
@@ -124,7 +124,7 @@ export const GroupParticipant = Type.Object({
   display_name: OptStr,
 });
 
-export const GroupInfo = Type.Object({
+const GroupInfo = Type.Object({
   jid: Str,
   owner_jid: OptStr,
   owner_pn: OptStr,

@@ -13,8 +13,8 @@ const Outcome = {
   latency_ms: Type.Integer({ minimum: 0 }),
 };
 
-export const WebhookDelivered = Type.Object(Outcome);
-export const WebhookDeliveryFailed = Type.Object({ ...Outcome, error: Type.Union([Type.String(), Type.Null()]) });
+const WebhookDelivered = Type.Object(Outcome);
+const WebhookDeliveryFailed = Type.Object({ ...Outcome, error: Type.Union([Type.String(), Type.Null()]) });
 
 export const WebhookDeliveryEventSchemas = { WebhookDelivered, WebhookDeliveryFailed } as const;
 

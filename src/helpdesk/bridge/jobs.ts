@@ -7,7 +7,7 @@ export const HELPDESK_LINKS = 'helpdesk_links';
 
 
 
-export type JobState = 'pending' | 'done' | 'skipped' | 'failed';
+type JobState = 'pending' | 'done' | 'skipped' | 'failed';
 
 /** One thing the bridge must do, recorded by the outbox projection with its checkpoint. */
 export type JobWork =

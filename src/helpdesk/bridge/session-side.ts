@@ -1,4 +1,4 @@
-import { onNetwork } from '../../commands/network-call.js';
+import { onNetwork } from '../../sessions/network-call.js';
 import { DomainError } from '../../domain/errors.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { MediaDownloader } from '../../media/media-downloader.js';

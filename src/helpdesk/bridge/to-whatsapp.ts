@@ -73,7 +73,7 @@ export class ToWhatsApp {
 }
 
 /** A WhatsApp-shaped id (`3EB0` + hex) fixed by the event that asked for the send. */
-export function messageIdFor(eventId: string): string {
+function messageIdFor(eventId: string): string {
   return `3EB0${createHash('sha256').update(`helpdesk-reply:${eventId}`).digest('hex').slice(0, 16).toUpperCase()}`;
 }
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
 /** Every setting the gateway reads, with CONTRACT.md's names and defaults. */
-export const ConfigSchema = Type.Object({
+const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
   HOST: Type.String({ default: '0.0.0.0' }),
   DATA_DIR: Type.String({ default: './data' }),

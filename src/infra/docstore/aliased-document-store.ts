@@ -1,7 +1,7 @@
 import type { Collection, Document, DocumentStore, WriteOp, WriteOptions } from './port.js';
 
 /** Where each rebuilt read model's collections live: logical name → physical name. */
-export const ALIASES = 'read_model_aliases';
+const ALIASES = 'read_model_aliases';
 
 type AliasDoc = { _id: string; physical: string };
 
@@ -42,8 +42,26 @@ export class AliasedDocumentStore implements DocumentStore {
     this.aliases.set(name, physical);
   }
 
+  /**
+   * A handle that resolves the name on every call: readers that keep a handle (the instance
+   * look-up of every request) follow a swap made while the gateway runs.
+   */
   collection<T extends Document = Document>(name: string): Collection<T> {
-    return this.inner.collection<T>(this.physical(name));
+    const at = () => this.inner.collection<T>(this.physical(name));
+    return {
+      name,
+      findOne: (filter) => at().findOne(filter),
+      find: (filter, options) => at().find(filter, options),
+      count: (filter) => at().count(filter),
+      insertOne: (doc, options) => at().insertOne(doc, options),
+      replaceOne: (filter, doc, options) => at().replaceOne(filter, doc, options),
+      updateOne: (filter, update, options) => at().updateOne(filter, update, options),
+      updateMany: (filter, update, options) => at().updateMany(filter, update, options),
+      deleteOne: (filter, options) => at().deleteOne(filter, options),
+      deleteMany: (filter, options) => at().deleteMany(filter, options),
+      createIndex: (spec) => at().createIndex(spec),
+      dropIndex: (indexName) => at().dropIndex(indexName),
+    };
   }
 
   batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {

@@ -31,7 +31,7 @@ export function createOutboundAgent(options: OutboundAgentOptions): Agent {
 }
 
 /** undici's connector, refusing a literal address that is not public before any socket opens. */
-export function publicOnlyConnector(timeoutMs: number): buildConnector.connector {
+function publicOnlyConnector(timeoutMs: number): buildConnector.connector {
   const connect = buildConnector({ timeout: timeoutMs, lookup: publicOnlyLookup });
   return (target, callback) => {
     const host = target.hostname.replace(/^\[|\]$/g, '');

@@ -71,7 +71,7 @@ export function isPublicAddress(address: string): boolean {
  * (64:ff9b::/96 well-known, 64:ff9b:1::/48 local-use, address in the last 32 bits), and ISATAP
  * (interface id 0:5efe or 200:5efe, then the address).
  */
-export function embeddedIpv4(bytes: Uint8Array): string | null {
+function embeddedIpv4(bytes: Uint8Array): string | null {
   const zeros = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
   const v4 = (at: number) => `${bytes[at]}.${bytes[at + 1]}.${bytes[at + 2]}.${bytes[at + 3]}`;
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return v4(12);
@@ -86,7 +86,7 @@ export function embeddedIpv4(bytes: Uint8Array): string | null {
 }
 
 /** The 16 bytes of an IPv6 address in any textual form (::, embedded dotted quad, zone id); null if it is not one. */
-export function ipv6Bytes(address: string): Uint8Array | null {
+function ipv6Bytes(address: string): Uint8Array | null {
   const text = address.replace(/%.*$/, '');
   if (isIP(text) !== 6) return null;
   let groups: number[] = [];

@@ -1,7 +1,8 @@
 import type { NetworkMessage, SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
+import { mergeOnPair, pairsOf } from './lid-merge.js';
 
 export const CHATS = 'chats';
 
@@ -42,7 +43,6 @@ export interface ChatDoc extends Document {
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
 type Changes = SessionEventData<'ChatUpdated'>['changes'];
 
-const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
 const key = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 const isLid = (jid: string) => jid.endsWith('@lid');
 /**
@@ -50,7 +50,7 @@ const isLid = (jid: string) => jid.endsWith('@lid');
  * that jid, which is a LID's document once the pair folded it (see lid-fold below).
  */
 export const chatFilter = (instanceId: string, jid: string) => (isLid(jid) ? { _id: key(instanceId, jid) } : { instance_id: instanceId, jid });
-export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
+const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
 
 /**
  * The chat list is ours to keep (the network library stores nothing): a reducer over history
@@ -204,7 +204,7 @@ export const chatsProjection: Projection = {
   },
 
   apply(event) {
-    const instanceId = instanceIdOf(event);
+    const instanceId = idOfStream(event.streamId);
     switch (event.type) {
       case 'HistorySyncReceived': {
         const d = event.data;
@@ -258,6 +258,20 @@ export const chatsProjection: Projection = {
         return [];
     }
   },
+
+  /**
+   * An event that tells a phone↔LID pair may find the person with two chats, one under each id:
+   * those become one (lid-merge.ts) before the event's own writes, which then find the one chat.
+   */
+  reading: {
+    needs: (event) => pairsOf(event).length > 0,
+    async apply(event, read) {
+      const instanceId = idOfStream(event.streamId);
+      const merges: WriteOp[] = [];
+      for (const { pn, lid } of pairsOf(event)) merges.push(...(await mergeOnPair(instanceId, pn, lid, read, CHATS)));
+      return [...merges, ...chatsProjection.apply(event)];
+    },
+  },
 };
 
 /**
@@ -268,7 +282,7 @@ export const chatsProjection: Projection = {
  * cannot read the LID chat's values to add them into a second document, so relabelling in place
  * is how its history survives; re-applied, the writes match nothing new (idempotent).
  */
-export function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
+function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
   if (!isLid(lid) || phoneOf(pn) === '') return [];
   return [
     { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, lid), jid: lid }, update: { $set: { jid: pn, phone: phoneOf(pn), lid } } },

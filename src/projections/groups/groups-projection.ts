@@ -1,7 +1,7 @@
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const GROUPS = 'groups';
 export const LID_MAP = 'lid_map';
@@ -36,8 +36,7 @@ export interface LidDoc extends Document {
   pn: string;
 }
 
-const instanceIdOf = (event: RecordedEvent) => event.streamId.slice('session-'.length);
-export const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 
 /** Phone numbers and LIDs are both kept: replying to a LID-only sender needs the pair. */
 function lidPairs(instanceId: string, pairs: { pn?: string; lid?: string }[]): WriteOp[] {
@@ -80,7 +79,7 @@ export const groupsProjection: Projection = {
   },
 
   apply(event) {
-    const instanceId = instanceIdOf(event);
+    const instanceId = idOfStream(event.streamId);
     switch (event.type) {
       case 'GroupsUpserted': {
         const d = event.data;

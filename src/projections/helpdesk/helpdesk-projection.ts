@@ -1,6 +1,7 @@
 import type { HelpdeskSettings } from '../../domain/helpdesk/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import { occurredAt, type Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const HELPDESKS = 'helpdesks';
 
@@ -19,8 +20,6 @@ export interface HelpdeskDoc extends Document, HelpdeskSettings {
   updated_at: string;
 }
 
-const instanceOf = (streamId: string) => streamId.slice(streamId.indexOf('-') + 1);
-
 export const helpdeskProjection: Projection = {
   name: 'helpdesk',
   eventTypes: new Set(['HelpdeskConfigured', 'HelpdeskRemoved']),
@@ -30,7 +29,7 @@ export const helpdeskProjection: Projection = {
   },
 
   apply(event) {
-    const instanceId = instanceOf(event.streamId);
+    const instanceId = idOfStream(event.streamId);
     switch (event.type) {
       case 'HelpdeskConfigured': {
         const d = event.data;

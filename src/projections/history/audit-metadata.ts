@@ -1,4 +1,4 @@
-import { ACTOR_KINDS, type Actor, type ActorKind } from '../../commands/command-handler.js';
+import { ACTOR_KINDS, type Actor, type ActorKind } from '../../domain/actor.js';
 import type { JsonObject } from '../../infra/eventstore/port.js';
 
 export interface AuditFields {

@@ -1,4 +1,4 @@
-import type { Actor } from '../../commands/command-handler.js';
+import type { Actor } from '../../domain/actor.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
 import type { Projection } from '../projection.js';

@@ -1,4 +1,4 @@
-import type { Actor } from '../../commands/command-handler.js';
+import type { Actor } from '../../domain/actor.js';
 import type { DocumentStore, Filter } from '../../infra/docstore/port.js';
 import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
 import { HISTORY, POSITION_DIGITS, type HistoryEntryDoc } from './history-projection.js';

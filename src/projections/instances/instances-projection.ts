@@ -7,6 +7,7 @@ import {
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const INSTANCES = 'instances';
 
@@ -16,7 +17,6 @@ export interface InstanceDoc extends Document, InstanceView {
 }
 
 /** Instance and session streams are both keyed by the instance id. */
-export const instanceIdOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
 /** True for the events the Instance view folds: the set is the fold's own list of types. */
 export const isViewEvent = (event: RecordedEvent): event is RecordedEvent<InstanceViewEvent> => INSTANCE_VIEW_EVENT_TYPES.has(event.type);
@@ -36,7 +36,7 @@ export const instancesProjection: Projection = {
     if (!isViewEvent(event)) return [];
     const change = instanceViewChange(event, occurredAt(event));
     if (change === null) return [];
-    const _id = instanceIdOf(event);
+    const _id = idOfStream(event.streamId);
     if ('created' in change) {
       const doc: InstanceDoc = { _id, ...change.created };
       return [{ collection: INSTANCES, op: 'replaceOne', filter: { _id }, doc, upsert: true }];

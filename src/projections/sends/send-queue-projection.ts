@@ -1,14 +1,9 @@
 import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import type { Projection } from '../projection.js';
-import { ACTOR_KINDS, type Actor } from '../../commands/command-handler.js';
-
-/** The actor in an event's metadata; events stored without one read as the system's. */
-function actorOf(raw: unknown): Actor {
-  const actor = raw as { kind?: unknown; id?: unknown } | undefined;
-  if (!actor || !ACTOR_KINDS.includes(actor.kind as Actor['kind'])) return { kind: 'system' };
-  return (typeof actor.id === 'string' ? { kind: actor.kind, id: actor.id } : { kind: actor.kind }) as Actor;
-}
+import type { Actor } from '../../domain/actor.js';
+import { readAudit } from '../history/audit-metadata.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const SEND_QUEUE = 'send_queue';
 
@@ -45,7 +40,7 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
       const send = event.data;
       const queuedMs = Date.parse(typeof event.metadata.occurredAt === 'string' ? event.metadata.occurredAt : event.created.toISOString());
       const fields: Omit<QueuedSendDoc, '_id'> = {
-        instance_id: event.streamId.slice(event.streamId.indexOf('-') + 1),
+        instance_id: idOfStream(event.streamId),
         account_id: typeof event.metadata.accountId === 'string' ? event.metadata.accountId : '',
         pos: Number(event.position),
         state: 'pending',
@@ -53,7 +48,7 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
         due_ms: 0,
         queued_ms: queuedMs,
         correlation_id: typeof event.metadata.correlationId === 'string' ? event.metadata.correlationId : event.id,
-        actor: actorOf(event.metadata.actor),
+        actor: readAudit(event.metadata).actor,
         queued_event_id: event.id,
         send,
       };

@@ -11,7 +11,7 @@ export function latencyBucket(ms: number): number {
   return Math.min(LATENCY_BUCKETS - 1, Math.ceil(Math.log2(ms)));
 }
 
-export const bucketUpperMs = (i: number): number => 2 ** i;
+const bucketUpperMs = (i: number): number => 2 ** i;
 
 /** The 95th percentile's bucket bound; null without deliveries. */
 export function p95(histogram: readonly number[]): number | null {

@@ -3,6 +3,7 @@ import type { RecordedEvent, RecordedOf } from '../../domain/recorded.js';
 import { occurredAt, type Projection } from '../projection.js';
 import { bucketId, bucketStart, splitSeconds, type BucketSize } from './buckets.js';
 import { latencyBucket } from './histogram.js';
+import { idOfStream } from '../../domain/streams.js';
 
 export const STATS = 'stats_buckets';
 /** Each instance's open connection, so connected time survives a restart of the projection. */
@@ -40,7 +41,7 @@ type Counter = 'messages_in' | 'messages_out' | 'media_in' | 'media_out' | 'deli
 
 function instanceOf(event: RecordedEvent): string {
   const id = event.metadata.instanceId;
-  return typeof id === 'string' ? id : event.streamId.slice(event.streamId.indexOf('-') + 1);
+  return typeof id === 'string' ? id : idOfStream(event.streamId);
 }
 
 function increments(instanceId: string, atMs: number, counts: Partial<Record<Counter, number>>): WriteOp[] {

@@ -1,39 +1,71 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, callData, messageOf, type DeliveryPage, type DeliveryStatus } from '../api.js';
+import { call, callData, messageOf, type Delivery, type DeliveryPage, type DeliveryStatus } from '../api.js';
+import type { LiveStream } from '../live/stream.js';
+import { useLiveRead } from '../live/use-live.js';
 import { Alert, Notice } from './notices.js';
 
 const PAGE_SIZE = 20;
-/** The log changes as attempts run: it is read again this often while the page is open. */
-const REFRESH_EVERY_MS = 3000;
+/** While the stream is down, the log is read this often. */
+const FALLBACK_MS = 3000;
+/** A pending delivery without a time for its next attempt is being attempted (at most 10 s). */
+const IN_FLIGHT_MS = 2000;
 
-/** The webhook's delivery log: filter by status, retry one by hand. */
-export function DeliveryLog({ instanceId }: { instanceId: string }) {
+/**
+ * The webhook's delivery log: filter by status, retry one by hand. Every event of the stream
+ * may become a delivery (its id is the delivery's id), so each one reads the log; attempts are
+ * not events, so a pending delivery is read again when the log says its next attempt is due.
+ */
+export function DeliveryLog({ instanceId, live }: { instanceId: string; live: LiveStream }) {
   const [status, setStatus] = useState<'' | DeliveryStatus>('');
   const [page, setPage] = useState(1);
   const [log, setLog] = useState<DeliveryPage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [tick, setTick] = useState(0);
+
+  const [pending, setPending] = useState<Delivery[]>([]);
+
+  const read = useLiveRead(
+    live,
+    {
+      read: async () => {
+        const query = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE), ...(status ? { status } : {}) });
+        const pendingQuery = new URLSearchParams({ page: '1', page_size: String(PAGE_SIZE), status: 'pending' });
+        try {
+          const base = `/instances/${instanceId}/webhook/deliveries`;
+          // The pending ones, whatever the filter: their next attempts are when the log changes.
+          const [answer, due] = await Promise.all([
+            call<DeliveryPage>('GET', `${base}?${query}`),
+            status === 'pending' ? null : call<DeliveryPage>('GET', `${base}?${pendingQuery}`),
+          ]);
+          setLog(answer);
+          setPending((due ?? answer).content.filter((d) => d.status === 'pending'));
+          setError(null);
+          return new Set([...answer.content, ...(due?.content ?? [])].map((d) => d.id));
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      },
+      wants: () => true,
+      keyOf: (event) => event.id,
+      fallbackMs: FALLBACK_MS,
+    },
+    [instanceId, status, page],
+  );
 
   useEffect(() => {
-    let current = true;
-    const query = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE), ...(status ? { status } : {}) });
-    call<DeliveryPage>('GET', `/instances/${instanceId}/webhook/deliveries?${query}`)
-      .then((answer) => current && (setLog(answer), setError(null)))
-      .catch((err) => current && setError(messageOf(err)));
-    const timer = setTimeout(() => setTick((n) => n + 1), REFRESH_EVERY_MS);
-    return () => {
-      current = false;
-      clearTimeout(timer);
-    };
-  }, [instanceId, status, page, tick]);
+    if (pending.length === 0) return;
+    const now = Date.now();
+    const due = Math.min(...pending.map((d) => (d.next_attempt_at ? Math.max(Date.parse(d.next_attempt_at) - now + 300, IN_FLIGHT_MS) : IN_FLIGHT_MS)));
+    const timer = setTimeout(read, due);
+    return () => clearTimeout(timer);
+  }, [pending]);
 
   const retry = async (deliveryId: string) => {
     setNotice(null);
     try {
       const answer = await callData<{ status: DeliveryStatus }>('POST', `/instances/${instanceId}/webhook/deliveries/${deliveryId}/retry`);
       setNotice(`Delivery ${deliveryId} is ${answer.status} again.`);
-      setTick((n) => n + 1);
+      read();
     } catch (err) {
       setError(messageOf(err));
     }

@@ -67,7 +67,8 @@ export function History({ instanceId }: { instanceId: string }) {
     <section class="card" aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
       <Alert message={error} />
-      <ol class="timeline" aria-label="Events, oldest first">
+      {/* A scrolling region: focusable so a keyboard can scroll it too. */}
+      <ol class="timeline" aria-label="Events, oldest first" tabIndex={0}>
         {events.map((e) => (
           <li key={e.id}>
             <time dateTime={e.recorded_at}>{new Date(e.recorded_at).toLocaleString()}</time> <strong>{e.type}</strong>{' '}

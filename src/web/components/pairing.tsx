@@ -1,13 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, callData, messageOf, type Qr, type SessionStatus } from '../api.js';
+import type { LiveStream } from '../live/stream.js';
+import { useLiveRead } from '../live/use-live.js';
 import { Alert } from './notices.js';
 
-/** How often the page asks: the status so "connected" shows without a reload, the QR as it rotates. */
-const STATUS_EVERY_MS = 1500;
+/** While the stream is down, the status is read this often so "connected" still shows. */
+const STATUS_FALLBACK_MS = 3000;
+/**
+ * The QR is not on the stream (the network's pairing material is never stored, and the stream
+ * is the log), so while the pairing panel is open it is read this often as the network rotates it.
+ */
 const QR_EVERY_MS = 3000;
+/** The profile's details follow the connection in events the stream does not carry: read once more. */
+const PROFILE_SETTLES_MS = 2000;
 
-/** The session: its status, and pairing by QR until it is connected. */
-export function Pairing({ instanceId }: { instanceId: string }) {
+/** The session: its status, and pairing by QR until it is connected; live from the stream. */
+export function Pairing({ instanceId, live }: { instanceId: string; live: LiveStream }) {
   const [status, setStatus] = useState<SessionStatus | null>(null);
   const [pairing, setPairing] = useState(false);
   const [qr, setQr] = useState<Qr | null>(null);
@@ -15,6 +23,28 @@ export function Pairing({ instanceId }: { instanceId: string }) {
   const [codePhone, setCodePhone] = useState('');
   const [code, setCode] = useState<string | null>(null);
   const connected = status?.connected === true;
+
+  const readStatus = useLiveRead(
+    live,
+    {
+      read: async () => {
+        try {
+          setStatus(await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`));
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      },
+      wants: (event) => event.type === 'Connected' || event.type === 'Disconnected',
+      fallbackMs: STATUS_FALLBACK_MS,
+    },
+    [instanceId],
+  );
+
+  useEffect(() => {
+    if (!connected) return;
+    const timer = setTimeout(readStatus, PROFILE_SETTLES_MS);
+    return () => clearTimeout(timer);
+  }, [connected]);
 
   const askCode = async (event: Event) => {
     event.preventDefault();
@@ -31,29 +61,11 @@ export function Pairing({ instanceId }: { instanceId: string }) {
     setError(null);
     try {
       await callData('POST', `/instances/${instanceId}/session/logout`);
-      setStatus(await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`));
+      readStatus();
     } catch (err) {
       setError(messageOf(err));
     }
   };
-
-  useEffect(() => {
-    let stopped = false;
-    const poll = async () => {
-      try {
-        const next = await callData<SessionStatus>('GET', `/instances/${instanceId}/session/status`);
-        if (!stopped) setStatus(next);
-      } catch (err) {
-        if (!stopped) setError(messageOf(err));
-      }
-    };
-    void poll();
-    const timer = setInterval(poll, STATUS_EVERY_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [instanceId]);
 
   useEffect(() => {
     if (!pairing || connected) return;
@@ -64,7 +76,7 @@ export function Pairing({ instanceId }: { instanceId: string }) {
         if (!stopped) setQr((old) => (old?.qr === next.qr ? old : next));
         if (!stopped) setError(null);
       } catch (err) {
-        // 409: paired meanwhile; the status poll will say so.
+        // 409: paired meanwhile; the stream's Connected says so.
         if (!stopped && !(err instanceof ApiError && err.status === 409)) setError(messageOf(err));
       }
     };

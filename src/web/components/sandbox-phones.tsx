@@ -1,5 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { call, callData, messageOf, type Qr } from '../api.js';
+import type { LiveEvent, LiveStream } from '../live/stream.js';
+import { useLiveRead } from '../live/use-live.js';
 import { Alert, Notice } from './notices.js';
 
 interface InboxMessage {
@@ -11,14 +13,19 @@ interface InboxMessage {
   timestamp: string | number;
 }
 
-const INBOX_EVERY_MS = 2000;
+/** While the stream is down, the inbox is read this often. */
+const INBOX_FALLBACK_MS = 2000;
+
+/** What the instance sent reaches the phone's inbox: the stream's Message from this instance. */
+const sentByInstance = (event: LiveEvent) => event.type === 'Message' && (event.event.Info as { IsFromMe?: unknown } | undefined)?.IsFromMe === true;
+const messageIdOf = (event: LiveEvent) => (event.event.Info as { ID?: unknown } | undefined)?.ID;
 
 /**
  * The sandbox's simulated phones, for a newcomer without a phone: make one, let it scan this
  * instance's QR, send from another, and read what the instance sent. The sandbox lists no
  * phones, so the page remembers the ones made here.
  */
-export function SandboxPhones({ instanceId }: { instanceId: string }) {
+export function SandboxPhones({ instanceId, live }: { instanceId: string; live: LiveStream }) {
   const [phones, setPhones] = useState<string[]>([]);
   const [number, setNumber] = useState('');
   const [pushName, setPushName] = useState('');
@@ -70,24 +77,28 @@ export function SandboxPhones({ instanceId }: { instanceId: string }) {
     });
   };
 
-  useEffect(() => {
-    if (!inboxOf) return;
-    let stopped = false;
-    const read = async () => {
-      try {
-        const answer = await call<{ messages: InboxMessage[] }>('GET', `/sandbox/phones/${inboxOf}/inbox`);
-        if (!stopped) setInbox(answer.messages);
-      } catch (err) {
-        if (!stopped) setError(messageOf(err));
-      }
-    };
-    void read();
-    const timer = setInterval(read, INBOX_EVERY_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [inboxOf]);
+  useLiveRead(
+    live,
+    {
+      read: async () => {
+        if (!inboxOf) return;
+        try {
+          const answer = await call<{ messages: InboxMessage[] }>('GET', `/sandbox/phones/${inboxOf}/inbox`);
+          setInbox(answer.messages);
+          return new Set(answer.messages.map((m) => m.message_id));
+        } catch (err) {
+          setError(messageOf(err));
+        }
+      },
+      wants: sentByInstance,
+      keyOf: (event) => {
+        const id = messageIdOf(event);
+        return typeof id === 'string' ? id : undefined;
+      },
+      fallbackMs: INBOX_FALLBACK_MS,
+    },
+    [inboxOf],
+  );
 
   return (
     <section class="card" aria-labelledby="sandbox-title">

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api.js';
+import { AccessTokens } from '../components/access-tokens.js';
 import { Alert } from '../components/notices.js';
 
 interface AccountDetails {
@@ -10,12 +11,14 @@ interface AccountDetails {
   created_at: string;
 }
 
-/** The client credentials: the token, and a new secret shown once when rotated. */
+/** The client credentials (the token, and a new secret shown once when rotated) and the active access tokens. */
 export function AccountPage() {
   const [account, setAccount] = useState<AccountDetails | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // Bumped when the session is renewed: the token list then holds a new current token.
+  const [renewals, setRenewals] = useState(0);
 
   useEffect(() => {
     call<AccountDetails>('GET', '/account').then(setAccount, (err) => setError(messageOf(err)));
@@ -29,6 +32,7 @@ export function AccountPage() {
       await call('POST', '/app/session', { client_token: answer.client_token, client_secret: answer.client_secret });
       setSecret(answer.client_secret);
       setConfirming(false);
+      setRenewals((n) => n + 1);
     } catch (err) {
       setError(messageOf(err));
     }
@@ -79,6 +83,7 @@ export function AccountPage() {
           )}
         </section>
       )}
+      {account && <AccessTokens version={renewals} />}
     </>
   );
 }

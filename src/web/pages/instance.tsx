@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
 import { HelpdeskSettings } from '../components/helpdesk-settings.js';
@@ -11,16 +11,26 @@ import { WebhookSettings } from '../components/webhook-settings.js';
 import { takeCreatedToken } from '../created.js';
 import { hrefOf, onLink } from '../router.js';
 import { Alert } from '../components/notices.js';
+import { LiveStream } from '../live/stream.js';
+import { useLiveState } from '../live/use-live.js';
 
 export function InstancePage({ id }: { id: string }) {
   const [instance, setInstance] = useState<Instance | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [sandbox, setSandbox] = useState(false);
   const [createdToken] = useState(() => takeCreatedToken(id));
+  // One stream for the page, once the instance is known to be the account's; the parts share it.
+  const live = useMemo(() => (instance ? new LiveStream(instance.id) : null), [instance?.id]);
+  const liveState = useLiveState(live);
 
   useEffect(() => {
     call<Instance>('GET', `/instances/${id}`).then(setInstance, (err) => setError(messageOf(err)));
   }, [id]);
+
+  useEffect(() => {
+    live?.start();
+    return () => live?.stop();
+  }, [live]);
 
   useEffect(() => {
     call<{ network: string }>('GET', '/app/settings').then((settings) => setSandbox(settings.network === 'sandbox'), () => setSandbox(false));
@@ -37,9 +47,12 @@ export function InstancePage({ id }: { id: string }) {
       <Alert message={error} />
       {instance && (
         <>
-          <p class="muted">
+          <p class="muted meta">
             <code>{instance.id}</code> · {instance.billing_status.toLowerCase()}
-            {instance.expired_at ? ` until ${new Date(instance.expired_at).toLocaleDateString()}` : ''}
+            {instance.expired_at ? ` until ${new Date(instance.expired_at).toLocaleDateString()}` : ''} ·{' '}
+            <span id="live-state" class={liveState === 'open' ? 'live on' : 'live'}>
+              {liveState === 'open' ? 'live' : liveState === 'down' ? 'reconnecting (reading every few seconds)' : 'connecting'}
+            </span>
           </p>
           {createdToken && (
             <div role="status" class="card">
@@ -51,10 +64,10 @@ export function InstancePage({ id }: { id: string }) {
               </code>
             </div>
           )}
-          <Pairing instanceId={instance.id} />
-          {sandbox && <SandboxPhones instanceId={instance.id} />}
+          {live && <Pairing instanceId={instance.id} live={live} />}
+          {live && sandbox && <SandboxPhones instanceId={instance.id} live={live} />}
           <WebhookSettings instanceId={instance.id} />
-          <DeliveryLog instanceId={instance.id} />
+          {live && <DeliveryLog instanceId={instance.id} live={live} />}
           <HelpdeskSettings instanceId={instance.id} />
           <Stats instanceId={instance.id} />
           <History instanceId={instance.id} />

@@ -35,26 +35,26 @@ const mediaFields = {
   contextInfo: Type.Optional(ContextInfo),
 };
 
-export const ImageMessage = Type.Object({
+const ImageMessage = Type.Object({
   ...mediaFields,
   caption: OptStr,
   width: Type.Optional(Type.Integer()),
   height: Type.Optional(Type.Integer()),
 });
-export const VideoMessage = Type.Object({
+const VideoMessage = Type.Object({
   ...mediaFields,
   caption: OptStr,
   seconds: Type.Optional(Type.Integer()),
   width: Type.Optional(Type.Integer()),
   height: Type.Optional(Type.Integer()),
 });
-export const AudioMessage = Type.Object({
+const AudioMessage = Type.Object({
   ...mediaFields,
   seconds: Type.Optional(Type.Integer()),
   PTT: Type.Optional(Type.Boolean({ description: 'a voice note' })),
 });
-export const DocumentMessage = Type.Object({ ...mediaFields, caption: OptStr, fileName: OptStr });
-export const StickerMessage = Type.Object({ ...mediaFields, width: Type.Optional(Type.Integer()), height: Type.Optional(Type.Integer()) });
+const DocumentMessage = Type.Object({ ...mediaFields, caption: OptStr, fileName: OptStr });
+const StickerMessage = Type.Object({ ...mediaFields, width: Type.Optional(Type.Integer()), height: Type.Optional(Type.Integer()) });
 
 const MessageKey = Type.Object({
   ID: Type.String({ description: 'the message concerned' }),
@@ -112,10 +112,10 @@ export const MessageContent = Type.Object(
   { description: 'exactly one of the fields is present' },
 );
 
-export const MESSAGE_TYPES = MESSAGE_KINDS;
-export const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+const MESSAGE_TYPES = MESSAGE_KINDS;
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 
-export const MessageInfo = Type.Object({
+const MessageInfo = Type.Object({
   ID: Str,
   Chat: Jid,
   Sender: Jid,
@@ -132,22 +132,22 @@ export const MessageInfo = Type.Object({
 
 export const MessageEvent = Type.Object({ Info: MessageInfo, Message: MessageContent });
 
-export const ReceiptStates = ['Delivered', 'Read', 'ReadSelf'] as const;
-export const ReadReceiptEvent = Type.Object({
+const ReceiptStates = ['Delivered', 'Read', 'ReadSelf'] as const;
+const ReadReceiptEvent = Type.Object({
   MessageIDs: Type.Array(Str),
   Chat: Jid,
   Sender: Jid,
   Timestamp: DateTime,
 });
 
-export const ConnectedEvent = Type.Object({
+const ConnectedEvent = Type.Object({
   JID: Jid,
   Phone: Str,
   PushName: OptStr,
   Business: Type.Boolean(),
 });
 
-export const DisconnectedEvent = Type.Object({
+const DisconnectedEvent = Type.Object({
   Reason: Type.String({ description: 'connection_closed, connection_lost, timed_out, restart_required, replaced, client_outdated, logged_out, ...' }),
   Message: Type.Optional(Type.String({ description: 'why the session stopped and what to do, when it will not reconnect by itself' })),
   LoggedOut: Type.Boolean({ description: 'true when the device was unlinked: pair again to reconnect' }),
@@ -155,19 +155,19 @@ export const DisconnectedEvent = Type.Object({
   By: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('phone'), Type.Literal('network')])),
 });
 
-export const PresenceEvent = Type.Object({
+const PresenceEvent = Type.Object({
   From: Jid,
   Unavailable: Type.Boolean(),
   LastSeen: Type.Optional(DateTime),
 });
 
-export const ChatPresenceEvent = Type.Object({
+const ChatPresenceEvent = Type.Object({
   Chat: Jid,
   Sender: Jid,
   State: Type.Union([Type.Literal('composing'), Type.Literal('recording'), Type.Literal('paused')]),
 });
 
-export const HistorySyncEvent = Type.Object({
+const HistorySyncEvent = Type.Object({
   SyncType: Str,
   Progress: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'percent of the sync done' })),
   IsLatest: Type.Optional(Type.Boolean()),
@@ -184,7 +184,7 @@ export const HistorySyncEvent = Type.Object({
   ),
 });
 
-export const GroupParticipantsEvent = Type.Object({
+const GroupParticipantsEvent = Type.Object({
   JID: Type.String({ description: 'the group' }),
   Participants: Type.Array(Jid),
   Sender: Type.String({ description: 'who made the change; empty when the network did not say' }),

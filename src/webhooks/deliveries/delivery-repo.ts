@@ -3,7 +3,7 @@ import { DELIVERIES, FINAL_STATES, HOOKS, NOT_DELIVERED, STATES_OF, type Deliver
 import { saveOp } from './outcomes.js';
 
 /** Hosts that may have retrying deliveries, so a restart knows which retry queues to read. */
-export const RETRY_HOSTS = 'webhook_retry_hosts';
+const RETRY_HOSTS = 'webhook_retry_hosts';
 
 export const registerRetryHost = (host: string): WriteOp => ({
   collection: RETRY_HOSTS,

@@ -2,11 +2,11 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
-import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
+import type { QueuedNotice } from '../webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
 import type { DeliveryDoc, DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
-import { Known } from './known.js';
+import { HeldDeliveries } from './held-deliveries.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { RetryLoader } from './retry-loader.js';
@@ -41,7 +41,7 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   private readonly scheduler: Scheduler;
-  private readonly known = new Known();
+  private readonly known = new HeldDeliveries();
   private readonly writer: OutcomeWriter;
   private readonly lanes: LaneLoader;
   private readonly retries: RetryLoader;

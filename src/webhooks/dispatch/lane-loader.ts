@@ -1,7 +1,7 @@
 import type { Logger } from '../../infra/logging/logger.js';
-import type { QueuedNotice } from '../../projections/webhooks/webhook-reactor.js';
+import type { QueuedNotice } from '../webhook-reactor.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
-import { stubOf, type Known } from './known.js';
+import { stubOf, type HeldDeliveries } from './held-deliveries.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';
 
 const SWEEP_MS = 1000;
@@ -24,7 +24,7 @@ export class LaneLoader {
   constructor(
     private readonly repo: DeliveryRepo,
     private readonly scheduler: Scheduler,
-    private readonly known: Known,
+    private readonly known: HeldDeliveries,
     private readonly logger: Logger,
     private readonly ready: () => void,
   ) {}

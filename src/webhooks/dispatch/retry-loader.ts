@@ -1,7 +1,7 @@
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
-import { stubOf, type Known } from './known.js';
+import { stubOf, type HeldDeliveries } from './held-deliveries.js';
 import type { Scheduler } from './scheduler.js';
 
 /** Longest sleep between reads of the retry queues, whatever the due times say. */
@@ -27,7 +27,7 @@ export class RetryLoader {
   constructor(
     private readonly repo: DeliveryRepo,
     private readonly scheduler: Scheduler,
-    private readonly known: Known,
+    private readonly known: HeldDeliveries,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly ready: () => void,

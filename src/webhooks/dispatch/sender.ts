@@ -4,7 +4,7 @@ import { checkOutboundUrl } from '../../infra/http/outbound-policy.js';
 import type { DeliveryDoc } from '../deliveries/documents.js';
 import type { Outcome } from '../deliveries/outcomes.js';
 import { parseRetryAfter, retryDelayMs, verdictFor, type RetryTiming } from '../retry-policy.js';
-import type { WebhookPost } from './post.js';
+import type { WebhookPost } from './post/port.js';
 
 export interface SenderOptions {
   post: WebhookPost;

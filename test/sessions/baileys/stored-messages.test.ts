@@ -5,7 +5,7 @@ import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js
 import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
 import { storedSessionMessages } from '../../../src/sessions/baileys/stored-messages.js';
 import type { AuthStateStore } from '../../../src/sessions/port.js';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../../support/gateway.js';
+import { useGateway } from '../../support/use-gateway.js';
 import { pairedInstance } from '../../support/chats.js';
 import { newPhone, waitForEvent } from '../../support/sandbox.js';
 
@@ -15,13 +15,7 @@ import { newPhone, waitForEvent } from '../../support/sandbox.js';
  */
 describe('getMessage from the stored session events', function () {
   this.timeout(20_000);
-  let t: TestGateway;
-  let owner: TestAccount;
-  before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    owner = await newAccount(t.api);
-  });
-  after(async () => t.stop());
+  const { t, owner } = useGateway({ MESSAGING_NETWORK: 'sandbox' });
 
   async function getMessageOf(instanceId: string): Promise<NonNullable<UserFacingSocketConfig['getMessage']>> {
     let config: UserFacingSocketConfig | undefined;

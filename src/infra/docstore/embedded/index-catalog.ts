@@ -2,7 +2,7 @@ import type { Database } from 'lmdb';
 import type { Filter } from '../port.js';
 import { defineIndex, type IndexDef } from './index-keys.js';
 
-export interface StoredIndex {
+interface StoredIndex {
   keys: Record<string, 1 | -1>;
   unique: boolean;
   multikey: boolean;

@@ -4,7 +4,7 @@ import { compilePartialFilter, type PartialFilter } from './partial-filter.js';
 import { pathValues } from './paths.js';
 import { compareValues } from './value-order.js';
 
-export type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
+type IndexKeys = ReadonlyArray<readonly [path: string, direction: 1 | -1]>;
 
 export interface IndexDef {
   readonly collection: string;
@@ -78,6 +78,8 @@ export const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 /** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
 export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
   if (def.partial && !def.partial.holds(doc)) return NO_ENTRIES;
+  const single = singleEntry(def, doc);
+  if (single) return single;
   const fields = def.keys.map(([path]) => pathValues(doc, path));
   let combinations: unknown[][] = [[]];
   for (const { values } of fields) {
@@ -102,4 +104,25 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
     entries.push({ key, valuePrefix, values });
   }
   return { entries, multikey: fields.some((f) => f.throughArray) };
+}
+
+/**
+ * Most index writes: every key a top-level field holding no array or object (a string, a number,
+ * or missing). One entry, built without walking paths or combining values: the same key bytes
+ * the general path builds, at a fraction of the cost.
+ */
+function singleEntry(def: IndexDef, doc: Document): DocumentEntries | undefined {
+  const values: unknown[] = [];
+  for (const [path] of def.keys) {
+    if (path.includes('.')) return undefined;
+    // Read as pathValues reads it (inherited members included), so both build the same key.
+    const value: unknown = doc[path];
+    if (value !== null && (typeof value === 'object' || typeof value === 'function')) return undefined;
+    values.push(value ?? null);
+  }
+  const builder = new KeyBuilder(def.prefix);
+  values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
+  const valuePrefix = builder.build();
+  const key = builder.tail(doc._id).build();
+  return { entries: [{ key, valuePrefix, values }], multikey: false };
 }

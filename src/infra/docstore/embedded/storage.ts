@@ -1,6 +1,6 @@
 import type { Database, RangeOptions } from 'lmdb';
 import { BoundedMap } from '../../bounded-map.js';
-import { outweighs } from '../../weight.js';
+import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, NO_ENTRIES, type IndexDef, type IndexEntry } from './index-keys.js';

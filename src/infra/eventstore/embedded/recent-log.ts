@@ -1,4 +1,4 @@
-import { outweighs } from '../../weight.js';
+import { outweighs } from '../../outweighs.js';
 import type { RecordedEvent } from '../port.js';
 import { toRecordedEvent } from './records.js';
 import type { StoredEvent } from './storage.js';

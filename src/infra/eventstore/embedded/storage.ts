@@ -14,7 +14,7 @@ export interface StoredEvent {
   created: number;
 }
 
-export interface StoredMetadata {
+interface StoredMetadata {
   maxAgeSeconds?: number;
 }
 

@@ -62,7 +62,7 @@ function jsonObject(value: unknown): JsonObject {
 }
 
 /** -1 as an unsigned 64-bit number: how the server says "no position". */
-export const NO_POSITION = 2n ** 64n - 1n;
+const NO_POSITION = 2n ** 64n - 1n;
 
 /**
  * The commit position, or undefined when the server did not give one. Reads of a single stream

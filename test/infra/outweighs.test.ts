@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { outweighs } from '../../src/infra/weight.js';
+import { outweighs } from '../../src/infra/outweighs.js';
 
 describe('outweighs (what in-memory caches keep out)', () => {
   it('weighs strings by length, byte arrays by size, and everything else as one', () => {

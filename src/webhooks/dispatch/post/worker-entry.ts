@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AxiosPost, type PostSettings } from './axios-post.js';
-import type { PostAnswer, PostRequest } from './post.js';
+import type { PostAnswer, PostRequest } from './port.js';
 
 /** The thread's side of WorkerPost (worker-post.ts): requests in, answers out, both in batches. */
 export type ToWorker = { sends: { n: number; request: PostRequest }[] } | { abort: number[] };

@@ -1,9 +1,10 @@
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
-import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from '../../helpdesk/bridge/jobs.js';
-import { isGroupJid } from '../../helpdesk/addresses.js';
-import type { Projection } from '../projection.js';
+import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from './jobs.js';
+import { isGroupJid } from '../addresses.js';
+import type { Projection } from '../../projections/projection.js';
+import { idOfStream } from '../../domain/streams.js';
 
 const BRIDGES = 'helpdesk_bridges';
 
@@ -13,8 +14,6 @@ type BridgeDoc = { _id: string; enabled: boolean; ignore_jids: string[]; ignore_
 
 /** History syncs remembered per instance, so a helpdesk configured after pairing can still import them. */
 const SYNCS_KEPT = 50;
-
-const instanceOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
 /** Neither status posts nor newsletters are conversations with a person. */
 const NOT_A_CONVERSATION = /(@broadcast|@newsletter)$/;
@@ -50,7 +49,7 @@ export class BridgeOutbox implements Projection {
   }
 
   apply(event: RecordedEvent): WriteOp[] {
-    const instanceId = instanceOf(event);
+    const instanceId = idOfStream(event.streamId);
     switch (event.type) {
       case 'HelpdeskConfigured': {
         const { settings } = event.data;

@@ -1,6 +1,6 @@
-import { notFound } from '../domain/errors.js';
-import type { DeliveryRepo } from './deliveries/delivery-repo.js';
-import type { DeliveryDoc, DeliveryStatus } from './deliveries/documents.js';
+import { notFound } from '../../domain/errors.js';
+import type { DeliveryRepo } from './delivery-repo.js';
+import type { DeliveryDoc, DeliveryStatus } from './documents.js';
 
 /** What the delivery routes need: the log, read newest first, and a hand-made retry. */
 export class DeliveryLog {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { PostSettings } from './axios-post.js';
-import type { PostAnswer, PostRequest, WebhookPost } from './post.js';
-import type { FromWorker, ToWorker } from './post-worker.js';
+import type { PostAnswer, PostRequest, WebhookPost } from './port.js';
+import type { FromWorker, ToWorker } from './worker-entry.js';
 
 interface Pending {
   resolve(answer: PostAnswer): void;
@@ -152,9 +152,9 @@ export class WorkerPost implements WebhookPost {
 /** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
 function startThread(settings: PostSettings): Worker {
   const here = import.meta.url;
-  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./post-worker.js', here), { workerData: settings });
+  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./worker-entry.js', here), { workerData: settings });
   const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./post-worker.ts', here).href;
+  const entry = new URL('./worker-entry.ts', here).href;
   const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(source, { eval: true, workerData: settings });
 }

@@ -20,6 +20,12 @@ import { randomIds, type IdGenerator } from './infra/ids.js';
 import { createLogger, type Logger } from './infra/logging/logger.js';
 import { AccountQueries } from './projections/accounts/account-queries.js';
 import { accountsProjection } from './projections/accounts/accounts-projection.js';
+import { accessTokensProjection } from './projections/accounts/access-tokens-projection.js';
+import { AccessTokenQueries } from './projections/accounts/access-token-queries.js';
+import { TokenRegistry } from './api/auth/token-registry.js';
+import { AccessTokenCommands } from './commands/access-tokens.js';
+import { accountTokenRoutes } from './api/routes/account-tokens.js';
+import { SignOut } from './api/auth/sign-out.js';
 import { InstanceQueries } from './projections/instances/instance-queries.js';
 import { instancesProjection } from './projections/instances/instances-projection.js';
 import { ProjectionRunner } from './projections/runner.js';
@@ -82,7 +88,7 @@ import { CallbackPaths } from './helpdesk/callback-paths.js';
 import { ChatwootClient } from './helpdesk/chatwoot-client.js';
 import { helpdeskProjection } from './projections/helpdesk/helpdesk-projection.js';
 import { HelpdeskQueries } from './projections/helpdesk/helpdesk-queries.js';
-import { BridgeOutbox } from './projections/helpdesk/bridge-outbox.js';
+import { BridgeOutbox } from './helpdesk/bridge/outbox.js';
 import { HelpdeskBridge } from './helpdesk/bridge/bridge.js';
 import { ToHelpdesk } from './helpdesk/bridge/to-helpdesk.js';
 import { ImportHistory } from './helpdesk/bridge/import-history.js';
@@ -90,8 +96,9 @@ import { ToWhatsApp } from './helpdesk/bridge/to-whatsapp.js';
 import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
 import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
+import { serveRebuilds } from './rebuild/control-server.js';
 
-export const VERSION = '1.0.0';
+const VERSION = '1.0.0';
 
 export interface GatewayOptions {
   clock?: Clock;
@@ -133,6 +140,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const accountQueries = new AccountQueries(backends.docs);
   const generations = new SecretGenerations(accountQueries);
   const jwt = new JwtIssuer(jwtKey, config.JWT_TTL_SECONDS, generations);
+  const accessTokens = new AccessTokenQueries(backends.docs);
+  const tokenRegistry = new TokenRegistry(accessTokens, (err) => logger.warn({ err }, 'access token use not recorded'));
 
   const instanceQueries = new InstanceQueries(backends.docs);
   // The bridge worker and the send queue exist only once sessions do; their outboxes poke them from the first commit on.
@@ -145,6 +154,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),
+    tokenRegistry.watching(accessTokensProjection),
     instancesProjection,
     sessionsProjection,
     groupsProjection,
@@ -166,9 +176,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   );
   await projections.start();
   await webhooks.start();
+  // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
+  const rebuilds = await serveRebuilds({ dataDir: config.DATA_DIR, events: backends.events, docs: backends.docs, live: projections, logger: logger.child({ module: 'rebuild' }) });
 
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
+  const tokenCommands = new AccessTokenCommands(handler, rw, accessTokens, clock);
   const deps: ApiDeps = {
     config,
     clock,
@@ -181,8 +194,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       new SignInThrottle(clock),
       clock,
       config.SCRYPT_LOG_N,
-      new EventSignInRecorder(backends.events, ids, clock),
+      new EventSignInRecorder(backends.events, ids, clock, rw),
+      ids,
     ),
+    signOut: new SignOut(jwt, tokenCommands, clock),
     accountQueries,
     instanceQueries,
     health: {
@@ -290,6 +305,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...historyRoutes(new HistoryQueries(backends.docs, backends.events)),
     ...statsRoutes(new StatsQueries(backends.docs), clock),
     ...webSessionRoutes(deps),
+    ...accountTokenRoutes({ accounts: accountQueries, tokens: accessTokens, commands: tokenCommands, clock }),
   ];
 
   const idempotency = new IdempotencyStore(backends.docs, box, clock);
@@ -298,6 +314,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const app = buildApp({
     deps,
     jwt,
+    tokens: tokenRegistry,
     logger,
     extraRoutes,
     openApiExtras: webhookOpenApi(),
@@ -311,11 +328,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
   await hub.start();
   const realtime = new RealtimeServer({
-    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock),
+    authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock, tokenRegistry),
     hub,
     store: backends.events,
     logger: logger.child({ module: 'realtime' }),
     maxPerAccount: config.REALTIME_MAX_STREAMS_PER_ACCOUNT,
+    publicUrl: config.PUBLIC_URL,
     ...options.realtime,
   });
   realtime.attach(server);
@@ -349,6 +367,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await manager.shutdown();
       await webhooks.stop();
       await outcomes.flush();
+      await rebuilds.close();
       await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);
       await projections.stop();
       await backends.close();

@@ -1,20 +1,21 @@
-import { isLapsed, evolveBilling, NO_BILLING } from '../../domain/instance/billing.js';
-import { InstanceEventSchemas, type InstanceEvent } from '../../domain/instance/events.js';
-import { BoundedMap } from '../../infra/bounded-map.js';
-import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
-import { isOneOf, type RecordedEvent } from '../../domain/recorded.js';
-import type { Logger } from '../../infra/logging/logger.js';
-import { RENDERED_EVENT_TYPES, rendererOf } from '../../webhooks/bodies/render.js';
+import { isLapsed, evolveBilling, NO_BILLING } from '../domain/instance/billing.js';
+import { InstanceEventSchemas, type InstanceEvent } from '../domain/instance/events.js';
+import { BoundedMap } from '../infra/bounded-map.js';
+import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
+import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
+import type { Logger } from '../infra/logging/logger.js';
+import { RENDERED_EVENT_TYPES, rendererOf } from './bodies/render.js';
 import {
   HOOKS,
   deliveryId,
   ensureDeliveryIndexes,
   type DeliveryDoc,
   type HookDoc,
-} from '../../webhooks/deliveries/documents.js';
-import { DeliveryRepo } from '../../webhooks/deliveries/delivery-repo.js';
-import { saveOp } from '../../webhooks/deliveries/outcomes.js';
-import { occurredAt, type Projection } from '../projection.js';
+} from './deliveries/documents.js';
+import { DeliveryRepo } from './deliveries/delivery-repo.js';
+import { saveOp } from './deliveries/outcomes.js';
+import { occurredAt, type Projection } from '../projections/projection.js';
+import { idOfStream } from '../domain/streams.js';
 
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
 const MEMO_CAPACITY = 5000;
@@ -48,7 +49,6 @@ const LAPSE_EVENT_TYPES = [
 const LAPSE_EVENTS: ReadonlySet<string> = new Set(LAPSE_EVENT_TYPES);
 
 /** Instance and session streams are both `<kind>-<instanceId>`. */
-const instanceOf = (event: RecordedEvent) => event.streamId.slice(event.streamId.indexOf('-') + 1);
 
 /**
  * The webhook outbox. For each stored event that becomes a webhook, it records a delivery keyed
@@ -136,12 +136,12 @@ export class WebhookReactor implements Projection {
       }
       case 'WebhookConfigured': {
         const d = event.data;
-        return this.change(instanceOf(event), { url: d.url, events: d.events });
+        return this.change(idOfStream(event.streamId), { url: d.url, events: d.events });
       }
       case 'WebhookCleared':
-        return this.change(instanceOf(event), { url: '', events: [] });
+        return this.change(idOfStream(event.streamId), { url: '', events: [] });
       case 'WebhookSecretRotated':
-        return this.change(instanceOf(event), { secret_sealed: event.data.webhook_secret_sealed });
+        return this.change(idOfStream(event.streamId), { secret_sealed: event.data.webhook_secret_sealed });
       default:
         return LAPSE_EVENTS.has(event.type) && isOneOf(InstanceEventSchemas, event) ? this.lapse(event) : this.deliver(event);
     }
@@ -149,7 +149,7 @@ export class WebhookReactor implements Projection {
 
   /** Each of these events sets the status outright, so the billing fold needs no earlier state. */
   private lapse(event: RecordedEvent<InstanceEvent>): Decision {
-    const instanceId = instanceOf(event);
+    const instanceId = idOfStream(event.streamId);
     const hook = this.hooks.get(instanceId);
     const lapsed = isLapsed(evolveBilling(NO_BILLING, event).status);
     if (!hook || (hook.lapsed ?? false) === lapsed) return NOTHING;
@@ -172,7 +172,7 @@ export class WebhookReactor implements Projection {
   }
 
   private deliver(event: RecordedEvent): Decision {
-    const instanceId = instanceOf(event);
+    const instanceId = idOfStream(event.streamId);
     const hook = this.hooks.get(instanceId);
     const renderer = rendererOf(event.type);
     if (!hook || hook.lapsed || !hook.url || !renderer || !(hook.events.includes('All') || hook.events.includes(renderer.type))) return NOTHING;

@@ -1,10 +1,10 @@
 import { AxiosError, type AxiosInstance } from 'axios';
 import type { Readable } from 'node:stream';
-import { leanAxios } from '../../infra/http/lean-axios.js';
-import { createOutboundAgent } from '../../infra/http/outbound-agent.js';
-import { undiciAdapter } from '../../infra/http/undici-axios-adapter.js';
-import { signedHeaders } from '../signing.js';
-import type { PostAnswer, PostRequest, WebhookPost } from './post.js';
+import { leanAxios } from '../../../infra/http/lean-axios.js';
+import { createOutboundAgent } from '../../../infra/http/outbound-agent.js';
+import { undiciAdapter } from '../../../infra/http/undici-axios-adapter.js';
+import { signedHeaders } from '../../signing.js';
+import type { PostAnswer, PostRequest, WebhookPost } from './port.js';
 
 export interface PostSettings {
   /** ALLOW_PRIVATE_TARGETS: skip the connect-time address check. */

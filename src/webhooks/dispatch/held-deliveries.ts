@@ -11,7 +11,7 @@ import type { Stub } from './scheduler.js';
  * window of the holds released while it ran, and nothing in it is taken: the log already says
  * otherwise (a delivery recorded delivered is never sent again).
  */
-export class Known {
+export class HeldDeliveries {
   private readonly ids = new Set<string>();
   private readonly retriesPerHost = new Map<string, number>();
   /** One per read of the log in progress: the ids released since it started. */
