@@ -6,8 +6,9 @@ COPY tsconfig.json tsconfig.build.json vite.config.ts ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 ENV NODE_ENV=production PORT=8080 HOST=0.0.0.0 DATA_DIR=/data
-# The gateway runs as the image's unprivileged `node` user; /data is its own, 0700.
-RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
+# The gateway runs as the image's unprivileged `node` user; /data is its own, 0700. /keys is where
+# docker-compose.yml keeps the keys every node shares (a volume takes this owner and mode).
+RUN mkdir -p /data /keys && chown node:node /data /keys && chmod 0700 /data /keys
 USER node
 VOLUME /data
 EXPOSE 8080

@@ -55,7 +55,6 @@ import { contactRoutes } from './api/routes/contacts.js';
 import { findStoredMessage, storedSessionMessages } from './sessions/baileys/stored-messages.js';
 import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
-import { SessionRecorder } from './sessions/session-recorder.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
 import { billingRoutes } from './api/routes/billing.js';
 import { instanceStateRoutes } from './api/routes/instances.js';
@@ -97,6 +96,12 @@ import { mediaFetcher, sessionSender } from './helpdesk/bridge/session-side.js';
 import { HelpdeskCallbacks } from './commands/helpdesk-callbacks.js';
 import { helpdeskCallbackRoutes } from './api/routes/helpdesk-callback.js';
 import { serveRebuilds } from './rebuild/control-server.js';
+import { Leases } from './cluster/leases.js';
+import { newNodeId } from './cluster/node-id.js';
+import { ExpiringDocClaims, singleNodeClaims } from './infra/doc-claims.js';
+import { LeasedProjections } from './cluster/leased-projections.js';
+import { SessionOwnership } from './sessions/ownership/session-ownership.js';
+import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
 
 const VERSION = '1.0.0';
 
@@ -150,7 +155,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let pokeSends = () => undefined as void;
   const sendQueue = sendQueueProjection(() => pokeSends());
   const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
-  const webhooks = createWebhooks({ docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)) }, options.webhooks);
+  // Many nodes share the backends only when both are shared: then sessions and projections go by
+  // lease (issue 15). Leases keep real time whatever clock the gateway is given.
+  const leases = config.EVENTSTORE_URL !== undefined && config.MONGODB_URL !== undefined ? new Leases(backends.docs, newNodeId(), systemClock) : null;
+  // Background work (webhook lanes and retries, helpdesk jobs, queued sends) is claimed then, on real time too.
+  const workClaims = leases
+    ? { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock }
+    : undefined;
+  const webhooks = createWebhooks(
+    { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
+    options.webhooks,
+  );
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),
@@ -166,14 +181,19 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...webhooks.projections,
     ...auditProjections(),
   ];
-  const projections = new ProjectionRunner(
-    backends.events,
-    backends.docs,
-    projectionList,
-    logger,
-    // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
-    { idempotentWrites: config.MONGODB_URL !== undefined },
-  );
+  const runnerFor = (mode: 'writing' | 'dry') =>
+    new ProjectionRunner(
+      backends.events,
+      backends.docs,
+      // A dry runner folds only for the commit hooks: projections without one are left out.
+      mode === 'dry' ? projectionList.filter((p) => p.committed !== undefined) : projectionList,
+      logger,
+      // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
+      { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { checkpointEveryBatch: true, dryRun: mode === 'dry' } : {}) },
+    );
+  const projections = leases
+    ? new LeasedProjections({ leases, docs: backends.docs, ttlMs: config.LEASE_TTL_MS, names: projectionList.map((p) => p.name), runner: runnerFor, logger: logger.child({ module: 'cluster' }) })
+    : runnerFor('writing');
   await projections.start();
   await webhooks.start();
   // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
@@ -218,7 +238,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger });
   await DocumentAuthStateStore.ensureIndexes(backends.docs);
   const sessions = new SessionQueries(backends.docs);
-  const recorder = new SessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
+  const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
+  const ownership = leases ? new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS }) : null;
+  if (ownership) recorder.guardWith(ownership, logger.child({ module: 'cluster' }));
   const manager = new SessionManager({
     network: choice.network,
     recorder,
@@ -229,6 +251,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clock,
     receiveStatus: config.RECEIVE_STATUS,
     storedMessage: storedSessionMessages(backends.events),
+    ...(ownership ? { handover: ownership } : {}),
   });
   const cancellations = new CancellationReactor(
     backends.events,
@@ -257,7 +280,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     { perMinute: config.SEND_RATE_PER_MIN ?? (choice.network.kind === 'baileys' ? 20 : null), jitterMs: config.SEND_JITTER_MS },
     () => clock.now().getTime(),
   );
-  const queuedSends = new QueuedSends({ docs: backends.docs, events: backends.events, recorder, connection: (id) => manager.connection(id), pacer, clock, logger: logger.child({ module: 'sends' }) });
+  const queuedSends = new QueuedSends({
+    docs: backends.docs,
+    events: backends.events,
+    recorder,
+    connection: (id) => manager.connection(id),
+    pacer,
+    clock,
+    logger: logger.child({ module: 'sends' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
+  });
   pokeSends = () => queuedSends.poke();
   // Before the listener: a send arriving at boot queues behind those queued before the restart.
   await queuedSends.start();
@@ -275,6 +307,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
     logger: logger.child({ module: 'helpdesk' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
   });
   pokeBridge = () => bridge.poke();
   const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
@@ -364,7 +397,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await bridge.stop();
       await queuedSends.stop();
+      ownership?.closeForShutdown();
       await manager.shutdown();
+      await ownership?.stop();
       await webhooks.stop();
       await outcomes.flush();
       await rebuilds.close();
@@ -387,6 +422,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
   await manager.start();
+  ownership?.start(manager);
   bridge.start();
 
   const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;

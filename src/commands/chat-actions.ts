@@ -8,7 +8,7 @@ import type { ChatAction, MessageRef } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
 import type { CommandContext } from '../domain/audit.js';
-import { toJid } from './messaging.js';
+import { toJid } from '../domain/session/phone-numbers.js';
 import { onNetwork } from '../sessions/network-call.js';
 import type { ReadYourWrites } from './read-your-writes.js';
 

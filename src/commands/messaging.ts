@@ -8,11 +8,7 @@ import type { SessionManager } from '../sessions/session-manager.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
 import type { CommandContext } from '../domain/audit.js';
 import { onNetwork } from '../sessions/network-call.js';
-
-/** `phone` as clients send it: digits with country code, or a full jid. */
-export function toJid(phone: string): string {
-  return phone.includes('@') ? phone : `${phone}@s.whatsapp.net`;
-}
+import { toJid } from '../domain/session/phone-numbers.js';
 
 /**
  * Operations on the network. Each goes through the live connection and records what it did

@@ -21,6 +21,13 @@ export interface RunnerOptions {
    * already changed. The checkpoint is still written last. See idempotent-writes.ts.
    */
   idempotentWrites?: boolean;
+  /**
+   * Many nodes (issue 15): one node writes the read models; the others fold the same events only
+   * for what projections tell this process on commit (secret generations, pokes), writing nothing.
+   */
+  dryRun?: boolean;
+  /** Store the checkpoint with every batch, so nodes that wait on the stored one see it at once. */
+  checkpointEveryBatch?: boolean;
   /** How a stored event becomes a typed one; default the domain's schemas. Tests of the runner's own machinery bring their own vocabulary. */
   typed?: (event: UntypedRecordedEvent) => Typed;
 }
@@ -109,7 +116,7 @@ export class ProjectionRunner {
     await Promise.all(this.stops.map((s) => s()));
     await Promise.all(this.loops);
     // A clean stop leaves every checkpoint where its projection is, so a restart rereads nothing.
-    const behind = this.projections.filter((p) => this.position(p.name) > (this.saved.get(p.name)?.position ?? -1n));
+    const behind = this.options.dryRun ? [] : this.projections.filter((p) => this.position(p.name) > (this.saved.get(p.name)?.position ?? -1n));
     if (behind.length > 0) {
       await this.docs
         .batch(behind.map((p) => checkpointOp(p.name, this.position(p.name))))
@@ -217,7 +224,9 @@ export class ProjectionRunner {
     // projection reads those events again and again changes nothing. Most projections ignore most
     // events, and this saves them a transaction per batch.
     const now = Date.now();
-    if (ops.length > 0 || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
+    if (this.options.dryRun) {
+      // Folded for the commit hooks only: the node holding the projections' lease writes.
+    } else if (ops.length > 0 || this.options.checkpointEveryBatch || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
       ops.push(checkpointOp(projection.name, last));
       await this.docs.batch(ops);
       this.saved.set(projection.name, { position: last, at: now });

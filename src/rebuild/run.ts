@@ -2,11 +2,16 @@ import type { Config } from '../infra/config/config.js';
 import { openBackends } from '../infra/backends.js';
 import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.js';
 import { rebuildInGateway } from './control-client.js';
+import { Leases } from '../cluster/leases.js';
+import { PROJECTIONS_LEASE } from '../cluster/leased-projections.js';
+import { systemClock } from '../infra/clock.js';
 import type { Progress } from './progress.js';
 import { selectReadModels } from './read-models.js';
 import { Rebuilder, type RebuildResult, type RebuildStats } from './rebuilder.js';
 
 export { selectReadModels, UnknownReadModelError } from './read-models.js';
+
+export class NodesRunningError extends Error {}
 
 export interface RebuildOutcome {
   results: RebuildResult[];
@@ -37,6 +42,11 @@ export async function runRebuild(config: Config, names: readonly string[], progr
 async function offline(config: Config, models: ReturnType<typeof selectReadModels>, progress: Progress): Promise<{ results: RebuildResult[]; stats: RebuildStats }> {
   const backends = await openBackends(config);
   try {
+    if (config.EVENTSTORE_URL !== undefined && config.MONGODB_URL !== undefined) {
+      // Nodes writing the shared read models would not see the swap: they must be stopped first.
+      const writer = await new Leases(backends.docs, 'rebuild', systemClock).holder(PROJECTIONS_LEASE);
+      if (writer) throw new NodesRunningError(`gateway node ${writer.holder} writes the read models (its lease runs until ${new Date(writer.expiresAt).toISOString()}): stop every node, then rebuild`);
+    }
     const docs = await AliasedDocumentStore.open(backends.docs);
     return await new Rebuilder(backends.events, docs, progress).rebuild(models);
   } finally {

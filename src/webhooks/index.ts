@@ -1,4 +1,6 @@
+import type { Leases } from '../cluster/leases.js';
 import type { Clock } from '../infra/clock.js';
+import type { DocClaims } from '../infra/doc-claims.js';
 import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
@@ -22,6 +24,8 @@ export interface WebhookDeps {
   box: SecretBox;
   /** Told of each delivery once its new state is saved. */
   onSettled?: (delivery: DeliveryDoc) => void;
+  /** Several nodes share the stores (both backends remote): work is claimed, with claims lasting `ttlMs` unrenewed (on `clock`: real time). */
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */
@@ -94,6 +98,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
     ...(deps.onSettled ? { onSettled: deps.onSettled } : {}),
+    ...(deps.cluster ? { cluster: deps.cluster } : {}),
   });
   const reactor = new WebhookReactor(logger, ({ queued, changed }) => {
     // Keys first: a delivery committed after a rotation must not be signed with the old secret.
@@ -101,14 +106,18 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     if (queued.length > 0) dispatcher.queued(queued);
   });
   const log = new DeliveryLog(repo, (delivery) => dispatcher.retryByHand(delivery));
+  // Retention is counted in days: a few minutes late is nothing, and idle sweeps stay rare.
+  const retentionIntervalMs = tuning.retentionIntervalMs ?? 5 * 60_000;
+  const cluster = deps.cluster;
   const retention = new RetentionSweeper({
     repo,
     clock,
     logger,
     retentionDays: config.SESSION_RETENTION_DAYS,
-    // Retention is counted in days: a few minutes late is nothing, and idle sweeps stay rare.
-    intervalMs: tuning.retentionIntervalMs ?? 5 * 60_000,
+    intervalMs: retentionIntervalMs,
     batch: tuning.retentionBatch ?? 200,
+    // Several nodes: one sweeps, holding a lease across its sweeps; another takes over if it dies.
+    ...(cluster ? { leader: async () => (await cluster.leases.acquire('webhook-retention', Math.max(cluster.ttlMs, 2 * retentionIntervalMs))) !== null } : {}),
   });
   let stopped: Promise<void> | undefined;
   return {

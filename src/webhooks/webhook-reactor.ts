@@ -4,7 +4,7 @@ import { BoundedMap } from '../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
 import type { Logger } from '../infra/logging/logger.js';
-import { RENDERED_EVENT_TYPES, rendererOf } from './bodies/render.js';
+import { RENDERED_EVENT_TYPES, renderEvent } from './bodies/render.js';
 import {
   HOOKS,
   deliveryId,
@@ -174,17 +174,17 @@ export class WebhookReactor implements Projection {
   private deliver(event: RecordedEvent): Decision {
     const instanceId = idOfStream(event.streamId);
     const hook = this.hooks.get(instanceId);
-    const renderer = rendererOf(event.type);
-    if (!hook || hook.lapsed || !hook.url || !renderer || !(hook.events.includes('All') || hook.events.includes(renderer.type))) return NOTHING;
-    const { type } = renderer;
-    let rendered;
+    if (!hook || hook.lapsed || !hook.url) return NOTHING;
+    let webhook;
     try {
-      rendered = renderer.render(event.data);
+      webhook = renderEvent(event);
     } catch (err) {
       // One malformed event must not stall every instance's webhooks behind it.
       this.logger.error({ err, eventId: event.id, type: event.type }, 'event could not be rendered as a webhook; skipped');
       return NOTHING;
     }
+    if (!webhook || !(hook.events.includes('All') || hook.events.includes(webhook.type))) return NOTHING;
+    const { type, rendered } = webhook;
 
     const seq = hook.seq + 1;
     const id = deliveryId(event.id);

@@ -1,28 +1,11 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
 import { newPhone, status } from '../support/sandbox.js';
-import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
+import { screenshot, useSignedInApp } from './browser.js';
 
 describe('web app: account credentials, pairing by code, logout (in chromium)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
-
-  before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    ({ browser, context, page } = await openApp(DESKTOP));
-    account = await newAccount(t.api);
-    await signIn(page, t.gateway.url, account);
-  });
-  after(async () => {
-    await context?.close();
-    await browser?.close();
-    await t.stop();
-  });
+  const { t, owner: account, page } = useSignedInApp({ MESSAGING_NETWORK: 'sandbox' });
 
   it('shows the client token, and rotates the secret after a confirmation, showing the new one once', async () => {
     await page.getByRole('link', { name: account.email }).click();

@@ -1,27 +1,10 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
-import { DESKTOP, openApp, screenshot, signIn } from './browser.js';
+
+import { screenshot, useSignedInApp } from './browser.js';
 
 describe('web app: active access tokens in the account area (in chromium)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
-
-  before(async () => {
-    t = await startTestGateway();
-    ({ browser, context, page } = await openApp(DESKTOP));
-    account = await newAccount(t.api);
-    await signIn(page, t.gateway.url, account);
-  });
-  after(async () => {
-    await context?.close();
-    await browser?.close();
-    await t.stop();
-  });
+  const { t, owner: account, page, context } = useSignedInApp();
 
   it('lists the tokens with this session marked, revokes another one, then revokes this one and signs out', async () => {
     const server = (await t.api('POST', '/token', { body: { client_token: account.clientToken, client_secret: account.clientSecret }, headers: { 'user-agent': 'billing-server/2.1' } })).body

@@ -1,21 +1,14 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
 import { instanceOf, newPhone, pairByQr, waitFor } from '../support/sandbox.js';
-import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
+import { screenshot, useSignedInApp } from './browser.js';
 
 describe('web app: statistics, history and billing of an instance (in chromium)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
+  const { t, owner: account, page } = useSignedInApp({ MESSAGING_NETWORK: 'sandbox', BILLING_PERIOD_DAYS: '30' });
   let id: string;
 
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', BILLING_PERIOD_DAYS: '30' });
-    account = await newAccount(t.api);
     ({ id } = await newInstance(t.api, account, { name: 'Audited line' }));
     const me = await newPhone(t.api, account);
     const them = await newPhone(t.api, account);
@@ -26,15 +19,8 @@ describe('web app: statistics, history and billing of an instance (in chromium)'
       return stats.body.buckets?.some((b: { messages_in: number }) => b.messages_in === 1);
     }, 'the message in the statistics');
 
-    ({ browser, context, page } = await openApp(DESKTOP));
-    await signIn(page, t.gateway.url, account);
     await page.goto(`${t.gateway.url}/app/instances/${id}`);
     await page.getByRole('heading', { name: 'Audited line', level: 1 }).waitFor();
-  });
-  after(async () => {
-    await context?.close();
-    await browser?.close();
-    await t.stop();
   });
 
   it('charts the messages of the week and lists them by day', async () => {

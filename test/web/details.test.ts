@@ -1,29 +1,12 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+
 import { instanceOf, newPhone, pairByQr } from '../support/sandbox.js';
-import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
+import { screenshot, useSignedInApp } from './browser.js';
 
 describe('web app: the token at creation, switches, the signing secret and the profile (in chromium)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
+  const { t, owner: account, page } = useSignedInApp({ MESSAGING_NETWORK: 'sandbox' });
   let id = '';
-
-  before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    account = await newAccount(t.api);
-    ({ browser, context, page } = await openApp(DESKTOP));
-    await signIn(page, t.gateway.url, account);
-  });
-  after(async () => {
-    await context?.close();
-    await browser?.close();
-    await t.stop();
-  });
 
   it('shows the instance token once, right after creating the instance, and never again', async () => {
     await page.getByLabel('Name', { exact: true }).fill('Token shown once');

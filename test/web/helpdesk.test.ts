@@ -1,33 +1,21 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
-import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
+import { screenshot, useSignedInApp } from './browser.js';
 
 describe('web app: the helpdesk settings (in chromium, against the Chatwoot test server)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
+  const { t, owner: account, page } = useSignedInApp({ MESSAGING_NETWORK: 'sandbox' });
   let chatwoot: ChatwootTestServer;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
   let id: string;
 
   before(async () => {
     chatwoot = await new ChatwootTestServer().start();
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
-    account = await newAccount(t.api);
     ({ id } = await newInstance(t.api, account, { name: 'Support desk' }));
-    ({ browser, context, page } = await openApp(DESKTOP));
-    await signIn(page, t.gateway.url, account);
     await page.goto(`${t.gateway.url}/app/instances/${id}`);
     await page.getByRole('heading', { name: 'Helpdesk (Chatwoot)' }).waitFor();
   });
   after(async () => {
-    await context?.close();
-    await browser?.close();
-    await t.stop();
     await chatwoot.close();
   });
 

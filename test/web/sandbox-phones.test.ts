@@ -1,32 +1,20 @@
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newInstance } from '../support/gateway.js';
 import { nextPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
-import {DESKTOP, openApp, screenshot, signIn } from './browser.js';
+import { screenshot, useSignedInApp } from './browser.js';
 
 /** The README's newcomer path with no tool but the browser: phones simulated on the page. */
 describe('web app: the sandbox phone simulator (in chromium)', function () {
   this.timeout(60_000);
-  let t: TestGateway;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let account: TestAccount;
+  const { t, owner: account, page } = useSignedInApp({ MESSAGING_NETWORK: 'sandbox' });
   let receiver: Receiver;
 
   before(async () => {
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' });
     receiver = await new Receiver().start();
-    ({ browser, context, page } = await openApp(DESKTOP));
-    account = await newAccount(t.api);
-    await signIn(page, t.gateway.url, account);
   });
   after(async () => {
-    await context?.close();
-    await browser?.close();
     await receiver.stop();
-    await t.stop();
   });
 
   it('pairs with a simulated phone, and a message from another reaches the webhook; the inbox shows the reply', async () => {

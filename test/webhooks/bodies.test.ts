@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { Value } from '@sinclair/typebox/value';
 import '../../src/api/schemas/common.js';
 import type { NetworkMessage } from '../../src/domain/session/events.js';
-import { rendererOf, RENDERED_EVENT_TYPES } from '../../src/webhooks/bodies/render.js';
+import { renderEvent, RENDERED_EVENT_TYPES } from '../../src/webhooks/bodies/render.js';
+import { typedEvent } from '../../src/domain/recorded.js';
 import { WebhookBodies, type WebhookType } from '../../src/webhooks/bodies/schemas.js';
 import { webhookOpenApi } from '../../src/api/webhook-openapi.js';
 import { buildOpenApi } from '../../src/api/openapi.js';
@@ -61,9 +62,12 @@ const SAMPLES: [string, Record<string, unknown>][] = [
 ];
 
 function body(storedType: string, data: Record<string, unknown>): any {
-  const renderer = rendererOf(storedType)!;
-  const rendered = renderer.render(JSON.parse(JSON.stringify(data)));
-  return { id: `evt_${'a'.repeat(32)}`, type: renderer.type, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...rendered };
+  // As stored and read back: the sample must be a valid stored event of its type.
+  const raw = { id: 'e1', streamId: 'session-3EABC', revision: 0n, position: 0n, metadata: {}, created: new Date(0), type: storedType, data: JSON.parse(JSON.stringify(data)) };
+  const typed = typedEvent(raw);
+  if (!typed.ok) throw new Error(`${storedType}: ${typed.reason}`);
+  const webhook = renderEvent(typed.event)!;
+  return { id: `evt_${'a'.repeat(32)}`, type: webhook.type, instance_id: '3EABC', seq: 1, created_at: new Date(0).toISOString(), ...webhook.rendered };
 }
 
 describe('webhook bodies', () => {

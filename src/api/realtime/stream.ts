@@ -1,6 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { WebhookEventName } from '../../domain/events-table.js';
 import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
+import { typedEvent } from '../../domain/recorded.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { eventBody } from '../../webhooks/bodies/body.js';
 
@@ -127,7 +128,9 @@ export class RealtimeStream {
     this.cursor = seq;
     let rendered;
     try {
-      rendered = eventBody(event, this.instanceId, seq);
+      const typed = typedEvent(event);
+      if (!typed.ok) throw new Error(typed.reason);
+      rendered = eventBody(typed.event, this.instanceId, seq);
     } catch (err) {
       this.logger.error({ err, eventId: event.id }, 'event could not be rendered for the realtime stream; skipped');
       return;

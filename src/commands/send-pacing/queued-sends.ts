@@ -4,6 +4,7 @@ import { Pump } from '../../infra/pump.js';
 import type { CommandContext } from '../../domain/audit.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { Clock } from '../../infra/clock.js';
+import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
@@ -23,6 +24,8 @@ export interface QueuedSendsOptions {
   logger: Logger;
   /** A send still not out after this long is given up (SendAbandoned). */
   horizonMs?: number;
+  /** Several nodes share the queue: each send is claimed by the node sending it. Default: this process is the only one. */
+  claims?: DocClaims;
 }
 
 const NOT_CONNECTED_RETRY_MS = 5_000;
@@ -41,11 +44,17 @@ const contextOf = (send: QueuedSendDoc): CommandContext => ({
  * message id the client was given, so one repeated after a crash is the same message; its
  * MessageSent is recorded unless the session already has it. Down sessions are waited for up to
  * the horizon; a send the network refuses is given up and recorded as SendAbandoned.
+ *
+ * With several nodes, a send goes out from the node where its session is connected, claimed on
+ * its document first (expiring), so two nodes never send it at once; other nodes leave it alone
+ * (no attempt counted) unless it is past the horizon, when any node may give it up.
  */
 export class QueuedSends {
   private readonly pump: Pump;
+  private readonly claims: DocClaims;
 
   constructor(private readonly o: QueuedSendsOptions) {
+    this.claims = o.claims ?? singleNodeClaims;
     this.pump = new Pump(
       () => this.drain(),
       (err) => o.logger.error({ err }, 'queued sends failed; retrying'),
@@ -75,6 +84,7 @@ export class QueuedSends {
       const now = this.o.clock.now().getTime();
       let soonest = 1000;
       const due = [...heads.values()].filter((send) => {
+        if (!this.mayRunHere(send, now)) return false;
         const wait = Math.max(send.due_ms - now, this.o.pacer.readyInMs(send.instance_id));
         if (wait > 0) soonest = Math.min(soonest, wait);
         return wait === 0;
@@ -84,27 +94,48 @@ export class QueuedSends {
     }
   }
 
+  /** One node: always. Several: not while another node holds it, and only where its session is connected (or past the horizon). */
+  private mayRunHere(send: QueuedSendDoc, now: number): boolean {
+    if (!this.claims.shared) return true;
+    if (this.claims.heldElsewhere(send)) return false;
+    if (now - send.queued_ms >= (this.o.horizonMs ?? 86_400_000)) return true;
+    try {
+      this.o.connection(send.instance_id);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   private async run(send: QueuedSendDoc): Promise<void> {
+    // Claimed as read: one another node has since sent, or holds, is not sent here.
+    const claim = await this.claims.claim(SEND_QUEUE, send._id, { state: 'pending', attempts: send.attempts });
+    if (!claim) return;
+    await this.runClaimed(send, claim);
+  }
+
+  private async runClaimed(send: QueuedSendDoc, claim: Claim): Promise<void> {
     const queue = this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE);
+    const mine = { ...claim.fence, _id: send._id };
     try {
       const connection = this.o.connection(send.instance_id);
       const message = await this.sendOn(connection, send);
       if (send.attempts === 0 || !(await this.recorded(send.instance_id, message.id))) {
         await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'MessageSent', data: { message, origin: 'api' } }], contextOf(send));
       }
-      await queue.updateOne({ _id: send._id }, { $set: { state: 'sent', attempts: send.attempts + 1 } }, { durable: true });
+      await queue.updateOne(mine, { $set: { state: 'sent', attempts: send.attempts + 1, ...claim.ended } }, { durable: true });
       this.o.pacer.dequeued(send.instance_id, true);
     } catch (err) {
       const now = this.o.clock.now().getTime();
       const down = err instanceof DomainError && err.type === 'not_connected';
       if (down && now - send.queued_ms < (this.o.horizonMs ?? 86_400_000)) {
-        await queue.updateOne({ _id: send._id }, { $set: { attempts: send.attempts + 1, due_ms: now + NOT_CONNECTED_RETRY_MS } });
+        await queue.updateOne(mine, { $set: { attempts: send.attempts + 1, due_ms: now + NOT_CONNECTED_RETRY_MS, ...claim.ended } });
         return;
       }
       const reason = down ? 'the session stayed down past the horizon' : `the network refused it: ${(err as Error).message}`;
       this.o.logger.warn({ err, messageId: send._id, instanceId: send.instance_id }, 'a queued send was given up');
       await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'SendAbandoned', data: { message_id: send._id, reason } }], contextOf(send));
-      await queue.updateOne({ _id: send._id }, { $set: { state: 'abandoned', attempts: send.attempts + 1 } }, { durable: true });
+      await queue.updateOne(mine, { $set: { state: 'abandoned', attempts: send.attempts + 1, ...claim.ended } }, { durable: true });
       this.o.pacer.dequeued(send.instance_id, false);
     }
   }

@@ -14,3 +14,9 @@ export function numberVariants(digits: string): string[] {
   if (local.length === 8 && /^[6-9]/.test(local)) return [digits, `55${area}9${local}`];
   return [digits];
 }
+
+/** `phone` as clients send it (digits with country code, or a full jid) as the jid the network addresses. */
+export function toJid(phoneOrJid: string): string {
+  if (phoneOrJid.includes('@')) return phoneOrJid;
+  return `${phoneOrJid.replace(/\D/g, '')}@s.whatsapp.net`;
+}

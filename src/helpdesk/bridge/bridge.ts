@@ -1,4 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
+import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection.js';
@@ -26,6 +27,8 @@ export interface BridgeOptions {
   parallel?: number;
   /** After this long a job that keeps failing is given up (a reply is reported back as a note). */
   horizonMs?: number;
+  /** Several nodes share the jobs: each job is claimed by the node carrying it out. Default: this process is the only one. */
+  claims?: DocClaims;
 }
 
 export interface ImportProgress {
@@ -47,12 +50,20 @@ const TOO_MANY_WAIT_MS = 60_000;
  * at a time, so a conversation sees its messages in order and two of them never race to open it;
  * lanes run side by side. A failure waits with exponential back-off (a minute when the helpdesk
  * says "too many messages"), holding its lane; a job is done only once its effect is recorded.
+ *
+ * With several nodes, a job is claimed (on its document, expiring) by the node that carries it
+ * out, and renewed while it runs (a history import takes a while); a lane whose head another node
+ * holds is stepped over, so a lane still runs one job at a time, in order, across the nodes. A
+ * node that dies leaves its claim to lapse, and another node carries the job out again (the
+ * bridge is at-least-once: the echo guard and the links make a repeat harmless).
  */
 export class HelpdeskBridge {
   private readonly pump: Pump;
   private sweptAt = 0;
+  private readonly claims: DocClaims;
 
   constructor(private readonly o: BridgeOptions) {
+    this.claims = o.claims ?? singleNodeClaims;
     this.pump = new Pump(
       () => this.drain(),
       (err) => o.logger.error({ err }, 'the helpdesk bridge failed; retrying'),
@@ -110,12 +121,25 @@ export class HelpdeskBridge {
       const lane = `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
       if (!heads.has(lane)) heads.set(lane, job);
     }
-    return [...heads.values()].filter((job) => job.due_ms <= now);
+    // A head another node is carrying out holds its lane there.
+    return [...heads.values()].filter((job) => job.due_ms <= now && !this.claims.heldElsewhere(job));
   }
 
   private async run(job: JobDoc): Promise<void> {
+    // Claimed as read: a job another node has since carried out, or holds, is not run here.
+    const claim = await this.claims.claim(HELPDESK_JOBS, job._id, { state: 'pending', attempts: job.attempts });
+    if (!claim) return;
+    const renewing = keepClaimed(claim, this.o.clock.now().getTime(), (err) => this.o.logger.warn({ err, jobId: job._id }, 'a helpdesk job claim could not be renewed'));
+    try {
+      await this.runClaimed(job, claim);
+    } finally {
+      clearInterval(renewing);
+    }
+  }
+
+  private async runClaimed(job: JobDoc, claim: Claim): Promise<void> {
     const config = await this.o.configs.byInstance(job.instance_id);
-    if (!config?.enabled) return this.finish(job, 'skipped', 'the helpdesk is not configured or is disabled');
+    if (!config?.enabled) return this.finish(job, claim, 'skipped', 'the helpdesk is not configured or is disabled');
     const account: HelpdeskAccount = { url: config.url, accountId: config.account_id, token: this.o.openToken(job.instance_id, config.token_sealed) };
     const retry = job.attempts > 0;
     try {
@@ -133,9 +157,9 @@ export class HelpdeskBridge {
           await this.o.importHistory.run(config, account, job as JobDoc & { work: { kind: 'import' } });
           break;
       }
-      await this.finish(job, 'done', null);
+      await this.finish(job, claim, 'done', null);
     } catch (err) {
-      await this.failed(job, account, err);
+      await this.failed(job, claim, account, err);
     }
   }
 
@@ -146,7 +170,7 @@ export class HelpdeskBridge {
     await this.o.client.markSeen(account, config.inbox_identifier, link.contact_source_id, link.conversation_id);
   }
 
-  private async failed(job: JobDoc, account: HelpdeskAccount, err: unknown): Promise<void> {
+  private async failed(job: JobDoc, claim: Claim, account: HelpdeskAccount, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
     const now = this.o.clock.now().getTime();
     const final = err instanceof UndeliverableReply || (err instanceof HelpdeskError && err.status !== null && err.status >= 400 && err.status < 500 && ![408, 422, 425, 429].includes(err.status));
@@ -154,15 +178,15 @@ export class HelpdeskBridge {
     if (final || expired) {
       this.o.logger.warn({ err, jobId: job._id, instanceId: job.instance_id }, 'helpdesk bridge gave a job up');
       if (job.work.kind === 'to_whatsapp') await this.reportBack(account, job.work.reply.conversation_id, message);
-      return this.finish(job, 'failed', message);
+      return this.finish(job, claim, 'failed', message);
     }
     const waitMs =
       err instanceof HelpdeskError && (err.status === 422 || err.status === 429)
         ? Math.max(TOO_MANY_WAIT_MS, (err.retryAfterS ?? 0) * 1000)
         : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** job.attempts);
     await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne(
-      { _id: job._id },
-      { $set: { attempts: job.attempts + 1, due_ms: now + waitMs, last_error: message.slice(0, 500), first_failed_ms: job.first_failed_ms ?? now } },
+      { ...claim.fence, _id: job._id },
+      { $set: { attempts: job.attempts + 1, due_ms: now + waitMs, last_error: message.slice(0, 500), first_failed_ms: job.first_failed_ms ?? now, ...claim.ended } },
       { durable: true },
     );
   }
@@ -174,9 +198,12 @@ export class HelpdeskBridge {
       .catch((err: unknown) => this.o.logger.warn({ err, conversationId }, 'could not report a failed send to the helpdesk'));
   }
 
-  private async finish(job: JobDoc, state: JobDoc['state'], error: string | null): Promise<void> {
+  /** Fenced: a node whose claim lapsed and was taken over records nothing. */
+  private async finish(job: JobDoc, claim: Claim, state: JobDoc['state'], error: string | null): Promise<void> {
     const finished_ms = this.o.clock.now().getTime();
-    await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).updateOne({ _id: job._id }, { $set: { state, last_error: error, attempts: job.attempts + 1, finished_ms } }, { durable: true });
+    await this.o.docs
+      .collection<JobDoc>(HELPDESK_JOBS)
+      .updateOne({ ...claim.fence, _id: job._id }, { $set: { state, last_error: error, attempts: job.attempts + 1, finished_ms, ...claim.ended } }, { durable: true });
   }
 
   /** Finished jobs are kept a week for inspection, imports for good (they are the import's progress). */
@@ -186,4 +213,13 @@ export class HelpdeskBridge {
     this.sweptAt = now;
     await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
   }
+}
+
+/** Renews a claim every third of its life while the work runs; nothing to do on one node. */
+function keepClaimed(claim: Claim, nowMs: number, onError: (err: unknown) => void): NodeJS.Timeout | undefined {
+  const lifeMs = claim.until - nowMs;
+  if (!Number.isFinite(lifeMs)) return undefined;
+  const timer = setInterval(() => void claim.renew().catch(onError), Math.max(100, Math.floor(lifeMs / 3)));
+  timer.unref();
+  return timer;
 }

@@ -1,5 +1,6 @@
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { HelpdeskReplyReceivedData } from '../../domain/helpdesk/events.js';
+import type { ClaimFields } from '../../infra/doc-claims.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 
 export const HELPDESK_JOBS = 'helpdesk_jobs';
@@ -17,7 +18,8 @@ export type JobWork =
   /** A history sync to import: the event is read back from the log when the job runs. */
   | { kind: 'import'; stream: string; revision: number };
 
-export type JobDoc = Document & {
+/** With several nodes, a job carries the claim of the node carrying it out (ClaimFields) while it runs. */
+export type JobDoc = Document & ClaimFields & {
   _id: string;
   instance_id: string;
   /** Log position of the event it came from: an instance's jobs run in this order. */

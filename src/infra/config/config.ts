@@ -38,6 +38,11 @@ const ConfigSchema = Type.Object({
   SESSION_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30 }),
   /** How long a command waits for its read models before answering. */
   READ_YOUR_WRITES_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 5000 }),
+  /**
+   * Many nodes (EVENTSTORE_URL and MONGODB_URL both set): how long a node's lease on a session or
+   * on the projections lasts unrenewed, so a dead node's share moves within about this long.
+   */
+  LEASE_TTL_MS: Type.Integer({ minimum: 1000, maximum: 600_000, default: 30_000 }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 0, default: 10000 }),
   /** WhatsApp Web client version Baileys announces, `major.minor.patch`; unset = the pinned default. */
   WHATSAPP_VERSION: Type.Optional(Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9]+$' })),

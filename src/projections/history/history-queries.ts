@@ -2,7 +2,7 @@ import type { Actor } from '../../domain/actor.js';
 import type { DocumentStore, Filter } from '../../infra/docstore/port.js';
 import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
 import { HISTORY, POSITION_DIGITS, type HistoryEntryDoc } from './history-projection.js';
-import { redact } from './redaction.js';
+import { redactObject } from './redaction.js';
 
 /** One event as history shows it (CONTRACT.md, History). */
 export interface HistoryEvent {
@@ -101,6 +101,6 @@ function present(entry: HistoryEntryDoc, event: RecordedEvent | undefined): Hist
     actor: entry.actor,
     correlation_id: entry.correlation_id,
     causation_id: entry.causation_id,
-    data: event ? (redact(event.data) as Record<string, unknown>) : null,
+    data: event ? redactObject(event.data) : null,
   };
 }

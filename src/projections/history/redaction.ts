@@ -16,6 +16,11 @@ export function isSecretField(name: string): boolean {
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value === null || typeof value !== 'object') return value;
+  return redactObject(value);
+}
+
+/** An event's data, or any object, with its secret fields redacted at every depth. */
+export function redactObject(value: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value)) out[name] = isSecretField(name) ? REDACTED : redact(field);
   return out;

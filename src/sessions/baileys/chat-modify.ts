@@ -1,6 +1,7 @@
 import type { ChatModification, LastMessageList, MinimalMessage } from '@whiskeysockets/baileys';
 import type { ChatAction, MessageRef } from '../port.js';
-import { isGroupJid, toJid } from './jid.js';
+import { isGroupJid } from './jid.js';
+import { toJid } from '../../domain/session/phone-numbers.js';
 
 /**
  * Our chat actions as Baileys' app-state modifications. Archive, read state, clear and delete

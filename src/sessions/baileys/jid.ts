@@ -53,9 +53,3 @@ export function base64(bytes: Uint8Array | null | undefined): string | undefined
   return Buffer.from(bytes).toString('base64');
 }
 
-/** Accepts digits with country code or a full jid, as the API does. */
-export function toJid(phoneOrJid: string): string {
-  if (phoneOrJid.includes('@')) return phoneOrJid;
-  const digits = phoneOrJid.replace(/\D/g, '');
-  return `${digits}@s.whatsapp.net`;
-}

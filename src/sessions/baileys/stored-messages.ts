@@ -1,6 +1,7 @@
 import type { proto } from '@whiskeysockets/baileys';
 import { sessionStream, type NetworkMessage } from '../../domain/session/events.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
+import { typedEvent, type UntypedRecordedEvent } from '../../domain/recorded.js';
 
 /** How far back a retry request is looked up: WhatsApp retries within minutes to days. */
 const PAGE = 500;
@@ -20,7 +21,7 @@ export function findStoredMessage(events: EventStore) {
     for (let read = 0; read < MAX_EVENTS; read += PAGE) {
       const page = await events.readStream(sessionStream(instanceId), { direction: 'backwards', maxCount: PAGE, ...(fromRevision === undefined ? {} : { fromRevision }) });
       for (const event of page) {
-        const found = messagesOf(event.type, event.data).find(match);
+        const found = messagesOf(event).find(match);
         if (found) return found;
       }
       const last = page.at(-1);
@@ -37,17 +38,24 @@ export function storedSessionMessages(events: EventStore) {
   return (instanceId: string, messageId: string) => find(instanceId, (m) => m.id === messageId);
 }
 
-function messagesOf(type: string, data: unknown): NetworkMessage[] {
-  if (typeof data !== 'object' || data === null) return [];
-  if (type === 'MessageSent' || type === 'MessageReceived') {
-    const message = (data as { message?: NetworkMessage | null }).message;
-    return message ? [message] : [];
+const MESSAGE_TYPES = new Set(['MessageSent', 'MessageReceived', 'HistorySyncReceived']);
+
+/** The messages a stored event carries; a malformed one (reported where the log is projected) carries none. */
+function messagesOf(raw: UntypedRecordedEvent): NetworkMessage[] {
+  // Only the types that carry messages are worth checking: most of a session's events do not.
+  if (!MESSAGE_TYPES.has(raw.type)) return [];
+  const typed = typedEvent(raw);
+  if (!typed.ok) return [];
+  const { event } = typed;
+  switch (event.type) {
+    case 'MessageSent':
+    case 'MessageReceived':
+      return [event.data.message];
+    case 'HistorySyncReceived':
+      return event.data.messages;
+    default:
+      return [];
   }
-  if (type === 'HistorySyncReceived') {
-    const messages = (data as { messages?: NetworkMessage[] | null }).messages;
-    return Array.isArray(messages) ? messages : [];
-  }
-  return [];
 }
 
 /**

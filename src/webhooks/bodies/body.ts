@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../infra/eventstore/port.js';
+import type { RecordedEvent } from '../../domain/recorded.js';
 import { occurredAt } from '../../projections/projection.js';
 import { deliveryId } from '../deliveries/documents.js';
-import { rendererOf } from './render.js';
+import { renderEvent } from './render.js';
 import type { WebhookType } from './schemas.js';
 
 /**
@@ -10,10 +10,10 @@ import type { WebhookType } from './schemas.js';
  * stream); each channel numbers its own `seq`. Null for an event that is not delivered.
  */
 export function eventBody(event: RecordedEvent, instanceId: string, seq: number): { type: WebhookType; body: string } | null {
-  const renderer = rendererOf(event.type);
-  if (!renderer) return null;
-  const rendered = renderer.render(event.data);
+  const webhook = renderEvent(event);
+  if (!webhook) return null;
+  const { type, rendered } = webhook;
   const state = 'state' in rendered ? { state: rendered.state } : {};
-  const body = JSON.stringify({ id: deliveryId(event.id), type: renderer.type, instance_id: instanceId, seq, created_at: occurredAt(event), event: rendered.event, ...state });
-  return { type: renderer.type, body };
+  const body = JSON.stringify({ id: deliveryId(event.id), type, instance_id: instanceId, seq, created_at: occurredAt(event), event: rendered.event, ...state });
+  return { type, body };
 }

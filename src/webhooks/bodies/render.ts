@@ -1,5 +1,5 @@
-import type { NetworkMessage, SessionEventData, SessionEventType } from '../../domain/session/events.js';
-import type { JsonObject } from '../../infra/eventstore/port.js';
+import { SessionEventSchemas, type NetworkMessage, type SessionEventData, type SessionEventType } from '../../domain/session/events.js';
+import { isOneOf, type RecordedEvent } from '../../domain/recorded.js';
 import { messageEvent } from './message.js';
 import type { RenderedEvent, WebhookType } from './schemas.js';
 
@@ -96,9 +96,14 @@ export const RENDERED_EVENT_TYPES: readonly string[] = Object.keys(RENDERERS);
 export type RenderedBody = RenderedEvent extends infer R ? (R extends unknown ? Omit<R, 'type'> : never) : never;
 
 /**
- * The webhook type a stored event becomes and how its body is built, or undefined when it never
- * becomes one. `render` throws on data that does not have the stored shape.
+ * The webhook type a stored event becomes and the type-specific part of its body, or undefined
+ * when it never becomes one. Typed events only: their data was checked against the stored schema.
  */
-export function rendererOf(storedType: string): { type: WebhookType; render(data: JsonObject): RenderedBody } | undefined {
-  return RENDERERS[storedType as SessionEventType] as { type: WebhookType; render(data: JsonObject): RenderedBody } | undefined;
+export function renderEvent(event: RecordedEvent): { type: WebhookType; rendered: RenderedBody } | undefined {
+  return isOneOf(SessionEventSchemas, event) ? renderWith(event) : undefined;
+}
+
+function renderWith<K extends SessionEventType>(event: { type: K; data: SessionEventData<K> }): { type: WebhookType; rendered: RenderedBody } | undefined {
+  const renderer: Renderer<K> | undefined = RENDERERS[event.type];
+  return renderer ? { type: renderer.type, rendered: renderer.render(event.data) } : undefined;
 }

@@ -1,3 +1,4 @@
+import type { ClaimFields } from '../../infra/doc-claims.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
 import type { WebhookType } from '../bodies/schemas.js';
 
@@ -20,7 +21,8 @@ export type FinalState = (typeof FINAL_STATES)[number];
 export const statusOf = (state: DeliveryState): DeliveryStatus =>
   state === 'queued' || state === 'retrying' ? 'pending' : state;
 
-export interface DeliveryDoc extends Document {
+/** With several nodes a retry carries the claim of the node attempting it (ClaimFields), until its outcome. */
+export interface DeliveryDoc extends Document, ClaimFields {
   /** `evt_` + the stored event's uuid without dashes: the idempotency key and `webhook-id`. */
   _id: string;
   /** The stored event's id in the log. */

@@ -1,4 +1,4 @@
-import type { WriteOp } from '../../infra/docstore/port.js';
+import type { Filter, WriteOp } from '../../infra/docstore/port.js';
 import { DELIVERIES, type DeliveryDoc } from './documents.js';
 
 /** What one attempt ended in, as the dispatcher decided it. */
@@ -47,12 +47,22 @@ export function dueNow(delivery: DeliveryDoc, nowMs: number): DeliveryDoc {
  * The whole delivery, written by _id: the store applies it without a query engine, which an
  * update operator would need (several times the cost, on the hottest writes: the reactor's insert
  * and the dispatcher's outcome). Only the process that holds a delivery, or a retry by hand once
- * it is no longer held, changes it, so there is no concurrent change to lose.
+ * it is no longer held, changes it, so there is no concurrent change to lose. With several nodes
+ * the write is fenced: a node whose claim lapsed, and whose delivery another node has moved on
+ * since, writes nothing.
  */
-export const saveOp = (delivery: DeliveryDoc, options: { upsert?: boolean } = {}): WriteOp => ({
+export const saveOp = (delivery: DeliveryDoc, options: { upsert?: boolean; fence?: Filter } = {}): WriteOp => ({
   collection: DELIVERIES,
   op: 'replaceOne',
-  filter: { _id: delivery._id },
-  doc: delivery,
-  ...options,
+  // Several nodes: the write applies only while the delivery is as this node claimed it.
+  filter: options.fence ? { ...options.fence, _id: delivery._id } : { _id: delivery._id },
+  doc: withoutClaim(delivery),
+  ...(options.upsert ? { upsert: true } : {}),
 });
+
+/** A saved delivery carries no claim: whoever attempts it next claims it afresh. */
+function withoutClaim(delivery: DeliveryDoc): DeliveryDoc {
+  if (delivery.claim_until === undefined && delivery.claim_node === undefined && delivery.claim_token === undefined) return delivery;
+  const { claim_until: _until, claim_node: _node, claim_token: _token, ...rest } = delivery;
+  return rest;
+}

@@ -16,6 +16,12 @@ export interface RetentionOptions {
   intervalMs: number;
   /** Most deliveries read or removed in one store call, so a sweep never holds the store for long. */
   batch: number;
+  /**
+   * Several nodes: whether this node is the one that sweeps now (asked before each sweep). Two
+   * sweeps at once would be safe (a removal is conditional on the delivery being final) but
+   * every node would read every instance's log for nothing.
+   */
+  leader?: () => Promise<boolean>;
 }
 
 export interface SweepResult {
@@ -64,6 +70,7 @@ export class RetentionSweeper {
 
   private async pass(): Promise<SweepResult> {
     if (this.halted) return { removed: 0 };
+    if (this.options.leader && !(await this.options.leader())) return { removed: 0 };
     const cutoffMs = this.options.clock.now().getTime() - this.options.retentionDays * DAY_MS;
     let removed = 0;
     // Every instance ever created has a hook doc, deleted ones included, so none is missed.

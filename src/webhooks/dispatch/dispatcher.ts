@@ -1,12 +1,15 @@
 import { setMaxListeners } from 'node:events';
+import type { Leases } from '../../cluster/leases.js';
 import type { Clock } from '../../infra/clock.js';
-import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
+import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
+import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { QueuedNotice } from '../webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
-import type { DeliveryDoc, DeliveryStatus } from '../deliveries/documents.js';
+import { DELIVERIES, type DeliveryDoc, type DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
 import { HeldDeliveries } from './held-deliveries.js';
+import { everyLane, LaneLeases, type LaneOwnership } from './lane-claims.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { RetryLoader } from './retry-loader.js';
@@ -30,6 +33,15 @@ export interface DispatcherOptions {
   stopGraceMs: number;
   /** Told of each delivery once its new state is saved (statistics count the final ones). */
   onSettled?: (delivery: DeliveryDoc) => void;
+  /** Several nodes share the document store: lanes and retries are claimed. Absent: this process is the only one. */
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
+}
+
+/** What one attempt runs under: aborted when this node must stop it; the fence its outcome is written with. */
+interface AttemptRights {
+  signal: AbortSignal;
+  fence?: Filter;
+  claim?: Claim;
 }
 
 /**
@@ -38,6 +50,11 @@ export interface DispatcherOptions {
  * attempts each delivery as the scheduler allows, and writes every outcome back. Anything it
  * held when it stopped or crashed is still queued or retrying in the log and is sent after the
  * restart: at least once, never lost.
+ *
+ * With several nodes on one document store (`cluster`), each instance's lane of first attempts is
+ * fed by the one node that holds its lane lease, and each retry is claimed by the node that
+ * starts it. An attempt is aborted a margin before its claim would lapse, so no two nodes attempt
+ * a delivery at once while a claim holds; a dead node's claims lapse and the others take over.
  */
 export class Dispatcher {
   private readonly scheduler: Scheduler;
@@ -53,13 +70,31 @@ export class Dispatcher {
   private readonly unrecordedTimers = new Set<NodeJS.Timeout>();
   private started = false;
   private stopping = false;
+  private readonly claims: DocClaims;
+  private readonly laneLeases: LaneLeases | null;
+  private readonly ownership: LaneOwnership;
 
   constructor(private readonly options: DispatcherOptions) {
     this.scheduler = new Scheduler(options.limits);
     this.writer = new OutcomeWriter(options.docs, options.logger);
     const pump = () => this.pump();
-    this.lanes = new LaneLoader(options.repo, this.scheduler, this.known, options.logger, pump);
-    this.retries = new RetryLoader(options.repo, this.scheduler, this.known, options.clock, options.logger, pump);
+    const cluster = options.cluster;
+    this.claims = cluster?.claims ?? singleNodeClaims;
+    this.laneLeases = cluster
+      ? new LaneLeases({
+          leases: cluster.leases,
+          instances: () => options.repo.instancesWithHooks(),
+          clock: cluster.clock,
+          logger: options.logger,
+          ttlMs: cluster.ttlMs,
+          stop: this.abort.signal,
+          gained: (id) => this.lanes.gained(id),
+          lost: (id) => this.lanes.reset(id),
+        })
+      : null;
+    this.ownership = this.laneLeases ?? everyLane(this.abort.signal);
+    this.lanes = new LaneLoader(options.repo, this.scheduler, this.known, options.logger, pump, this.ownership, cluster !== undefined);
+    this.retries = new RetryLoader(options.repo, this.scheduler, this.known, options.clock, options.logger, pump, this.claims);
     // Every in-flight request listens on the one stop signal.
     setMaxListeners(0, this.abort.signal);
   }
@@ -67,6 +102,8 @@ export class Dispatcher {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    // The lanes this node feeds are claimed before they are read.
+    await this.laneLeases?.start();
     await this.lanes.start();
     await this.retries.start();
   }
@@ -88,6 +125,8 @@ export class Dispatcher {
       await Promise.all(this.inFlight);
     }
     await this.writer.drain();
+    // Outcomes written: another node may take the lanes at once.
+    await this.laneLeases?.stop();
   }
 
   /** The runner committed deliveries the reactor recorded. */
@@ -134,25 +173,33 @@ export class Dispatcher {
     const delivery = stub.doc;
     let write: DeliveryDoc | undefined;
     let outcome: Outcome | null = null;
+    let rights: AttemptRights | null = null;
     try {
-      if (this.options.clock.now().getTime() > delivery.horizon_from_ms + this.options.horizonMs) {
+      rights = await this.rightsFor(work);
+      if (!rights) {
+        // Not this node's to attempt now: another node holds it, or this node's claim is lapsing.
+        if (work.first) this.lanes.reset(stub.instanceId);
+      } else if (this.options.clock.now().getTime() > delivery.horizon_from_ms + this.options.horizonMs) {
         write = expired(delivery, 'retry horizon passed before the delivery could be attempted');
       } else {
-        outcome = await this.attempt(delivery);
+        outcome = await this.attempt(delivery, rights.signal);
         if (outcome) write = afterAttempt(delivery, outcome, this.options.clock.now().getTime());
+        // Aborted: left as it was in the log, for whoever attempts it next.
+        else void rights.claim?.release().catch(() => undefined);
       }
     } catch (err) {
       this.options.logger.error({ err, deliveryId: stub.id }, 'webhook attempt failed unexpectedly; it will be retried');
       const nowMs = this.options.clock.now().getTime();
       outcome = { kind: 'retry', statusCode: null, error: 'internal error before sending', dueMs: nowMs + 1000 };
-      write = { ...afterAttempt(delivery, outcome, nowMs), attempts: delivery.attempts };
+      // Several nodes, and no claim was made: the delivery may be another node's; the log keeps it as it is.
+      write = this.options.cluster && !rights ? undefined : { ...afterAttempt(delivery, outcome, nowMs), attempts: delivery.attempts };
     } finally {
       this.scheduler.finish(work);
       if (work.first) this.lanes.progressed(this.scheduler.lane(stub.instanceId));
       else this.retries.progressed(stub.host);
     }
     if (write) {
-      const ops: WriteOp[] = [saveOp(write)];
+      const ops: WriteOp[] = [saveOp(write, rights?.fence ? { fence: rights.fence } : {})];
       if (write.state === 'retrying') ops.push(registerRetryHost(write.host));
       const saved = write;
       this.writer.write(ops, (committed) => (committed ? this.settle(stub, saved) : this.unrecorded(stub)));
@@ -189,9 +236,33 @@ export class Dispatcher {
     })().catch((err: unknown) => this.options.logger.error({ err, deliveryId: stub.id }, 'retry by hand could not be applied'));
   }
 
-  private async attempt(delivery: DeliveryDoc): Promise<Outcome | null> {
+  /**
+   * One node: always, under the stop signal. Several: a first attempt under its lane's lease,
+   * fenced on the delivery still being as read; a retry under a claim of its own (null when
+   * another node has it), aborted a margin before the claim would lapse.
+   */
+  private async rightsFor(work: Work): Promise<AttemptRights | null> {
+    if (!this.options.cluster) return { signal: this.abort.signal };
+    const { doc } = work.stub;
+    const asRead = { state: doc.state, attempts: doc.attempts, due_ms: doc.due_ms };
+    if (work.first) {
+      const signal = this.ownership.attemptSignal(doc.instance_id);
+      return signal ? { signal, fence: asRead } : null;
+    }
+    const claim = await this.claims.claim(DELIVERIES, doc._id, asRead);
+    if (!claim) return null;
+    const margin = Math.min(2000, Math.floor(this.options.cluster.ttlMs / 4));
+    const left = claim.until - this.options.cluster.clock.now().getTime() - margin;
+    if (left <= 0) {
+      void claim.release().catch(() => undefined);
+      return null;
+    }
+    return { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(left)]), fence: claim.fence, claim };
+  }
+
+  private async attempt(delivery: DeliveryDoc, signal: AbortSignal): Promise<Outcome | null> {
     const key = await this.options.keys.forInstance(delivery.instance_id);
     if (!key) return { kind: 'failed', statusCode: null, error: 'the instance has no signing secret' };
-    return this.options.sender.attempt(delivery, key, this.abort.signal);
+    return this.options.sender.attempt(delivery, key, signal);
   }
 }

@@ -2,6 +2,7 @@ import type { Logger } from '../../infra/logging/logger.js';
 import type { QueuedNotice } from '../webhook-reactor.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { stubOf, type HeldDeliveries } from './held-deliveries.js';
+import type { LaneOwnership } from './lane-claims.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';
 
 const SWEEP_MS = 1000;
@@ -15,6 +16,10 @@ const FULL_SWEEP_EVERY = 30;
  * has committed it, and the lane takes it when it follows the last one the lane holds. The log
  * itself is read only to (re)synchronise a lane: at start, after it overflowed or missed a seq,
  * and by a slow periodic sweep.
+ *
+ * With several nodes it feeds only the lanes this node has claimed (LaneOwnership), and only
+ * from the log: the reactor that writes deliveries may run on another node, so a notice is only a
+ * hint to read the lane now, and every claimed lane is read at each sweep.
  */
 export class LaneLoader {
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -27,11 +32,14 @@ export class LaneLoader {
     private readonly known: HeldDeliveries,
     private readonly logger: Logger,
     private readonly ready: () => void,
+    private readonly ownership: LaneOwnership,
+    /** Several nodes share the log: notices cover only what this node's reactor recorded. */
+    private readonly shared = false,
   ) {}
 
   async start(): Promise<void> {
     this.stopped = false;
-    const instances = await this.repo.instancesWithHooks();
+    const instances = (await this.repo.instancesWithHooks()).filter((id) => this.ownership.owns(id));
     await Promise.all(instances.map((id) => this.refill(this.scheduler.lane(id))));
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweepTimer.unref();
@@ -45,8 +53,19 @@ export class LaneLoader {
   /** Deliveries the runner committed, in log order: each joins its lane. */
   committed(notices: readonly QueuedNotice[]): void {
     if (this.stopped) return;
+    if (this.shared) {
+      // Several nodes: a node that does not hold the projections' lease folds the events without
+      // writing them, so a notice may name a delivery not in the log yet. It is a hint to read.
+      for (const id of new Set(notices.map((n) => n.instance_id))) {
+        if (this.ownership.owns(id)) void this.refill(this.scheduler.lane(id));
+        // A lane nobody feeds yet (a new instance): claimed now, read once gained.
+        else this.ownership.want(id);
+      }
+      return;
+    }
     const byLane = new Map<Lane, QueuedNotice[]>();
     for (const notice of notices) {
+      if (!this.ownership.owns(notice.instance_id)) continue;
       const lane = this.scheduler.lane(notice.instance_id);
       // A refill that read the log after the commit may have taken these already.
       if (notice.seq <= lane.maxSeq) continue;
@@ -63,9 +82,27 @@ export class LaneLoader {
     if (lane.more && this.scheduler.laneLow(lane)) void this.refill(lane);
   }
 
+  /** This node claimed the instance's lane: it reads it from the log. */
+  gained(instanceId: string): void {
+    void this.refill(this.scheduler.lane(instanceId));
+  }
+
+  /**
+   * This node no longer feeds the lane (its claim lapsed or went elsewhere), or the lane skipped
+   * a delivery it could not attempt: what it held waiting goes back to the log, and the lane is
+   * read from the start again once it is fed here again. Attempts in flight finish or abort.
+   */
+  reset(instanceId: string): void {
+    const lane = this.scheduler.lanes.get(instanceId);
+    if (!lane) return;
+    for (const stub of this.scheduler.dropQueued(lane)) this.known.release(stub);
+    lane.maxSeq = 0;
+    lane.more = true;
+  }
+
   /** Reads the lane's queued deliveries after the last one it took, as many as fit. */
   async refill(lane: Lane): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || !this.ownership.owns(lane.instanceId)) return;
     if (lane.loading) {
       lane.reloadWanted = true;
       return;
@@ -81,6 +118,8 @@ export class LaneLoader {
         }
         const afterSeq = lane.maxSeq;
         const { all, free } = await this.known.read(() => this.repo.queued(lane.instanceId, room, afterSeq));
+        // Let go while reading: the lane was reset, and the next owner reads it from the log.
+        if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) break;
         for (const doc of free) this.take(stubOf(doc));
         lane.more = all.length === room;
       } while (lane.reloadWanted && !this.stopped);
@@ -112,7 +151,7 @@ export class LaneLoader {
   }
 
   private sweep(): void {
-    const full = ++this.sweeps % FULL_SWEEP_EVERY === 0;
+    const full = this.shared || ++this.sweeps % FULL_SWEEP_EVERY === 0;
     for (const lane of this.scheduler.lanes.values()) {
       if (full || (lane.more && !lane.loading)) void this.refill(lane);
     }

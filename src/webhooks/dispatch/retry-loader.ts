@@ -1,4 +1,5 @@
 import type { Clock } from '../../infra/clock.js';
+import type { DocClaims } from '../../infra/doc-claims.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { stubOf, type HeldDeliveries } from './held-deliveries.js';
@@ -11,6 +12,11 @@ const MAX_SLEEP_MS = 5000;
  * Feeds due retries from the log, one queue per receiver host (earliest due first), so a host
  * with a deep backlog takes only its own share of memory and slots. It sleeps until the earliest
  * due time it has seen, and is woken early when an outcome or a manual retry makes one due sooner.
+ *
+ * With several nodes, every node reads every host's queue (a retry is claimed one by one when it
+ * starts, see the dispatcher), steps over retries another node holds a live claim on, and
+ * re-reads the registered hosts at each poll: another node may have registered one, or died
+ * holding retries of it.
  */
 export class RetryLoader {
   private readonly hosts = new Set<string>();
@@ -31,12 +37,14 @@ export class RetryLoader {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly ready: () => void,
+    private readonly claims: DocClaims,
   ) {}
 
   async start(): Promise<void> {
     this.stopped = false;
     for (const host of await this.repo.retryHosts()) {
-      if (!(await this.repo.forgetRetryHostIfIdle(host))) this.hosts.add(host);
+      // Shared: another node may be registering a retry of the host right now; the entry stays.
+      if (this.claims.shared || !(await this.repo.forgetRetryHostIfIdle(host))) this.hosts.add(host);
     }
     await this.poll();
   }
@@ -70,6 +78,7 @@ export class RetryLoader {
       do {
         this.again = false;
         nextDue = Infinity;
+        if (this.claims.shared) for (const host of await this.repo.retryHosts()) this.hosts.add(host);
         for (const host of [...this.hosts]) nextDue = Math.min(nextDue, await this.pollHost(host));
       } while (this.again && !this.stopped);
     } catch (err) {
@@ -82,7 +91,8 @@ export class RetryLoader {
     clearTimeout(this.timer);
     this.timerAt = Infinity;
     // With retries outstanding, look again now and then even when no due time is known.
-    const safety = this.hosts.size > 0 ? this.clock.now().getTime() + MAX_SLEEP_MS : Infinity;
+    // Shared: another node may die holding retries; its lapsed claims are found at the next look.
+    const safety = this.hosts.size > 0 || this.claims.shared ? this.clock.now().getTime() + MAX_SLEEP_MS : Infinity;
     this.wakeAt(Math.min(nextDue, safety));
   }
 
@@ -105,6 +115,7 @@ export class RetryLoader {
     const now = this.clock.now().getTime();
     let taken = 0;
     for (const doc of free) {
+      if (this.claims.heldElsewhere(doc)) continue;
       if (doc.due_ms > now) return doc.due_ms;
       const stub = stubOf(doc);
       this.known.hold(stub);

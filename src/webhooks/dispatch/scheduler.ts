@@ -136,6 +136,12 @@ export class Scheduler {
       const waiting = host.shift() as Waiting;
       if (host.pending > 0) this.turns.push(name);
       else this.inTurns.delete(name);
+      if (waiting.kind === 'lane' && waiting.lane.queue.length === 0) {
+        // A lane emptied by dropQueued while it waited for its turn: nothing to start, and no try spent.
+        waiting.lane.offered = false;
+        tries++;
+        continue;
+      }
       host.inFlight++;
       this.running++;
       if (waiting.kind === 'retry') return { stub: waiting.stub, first: false };
@@ -148,6 +154,11 @@ export class Scheduler {
       return { stub, first: true };
     }
     return undefined;
+  }
+
+  /** Takes back what a lane holds waiting (not what is in flight): the lane is no longer fed here. */
+  dropQueued(lane: Lane): Stub[] {
+    return lane.queue.splice(0);
   }
 
   /** An attempt ended (or was skipped): frees its slot and lets its lane go on. */

@@ -1,0 +1,215 @@
+import type { Logger } from 'pino';
+import type { Leases } from '../../cluster/leases.js';
+import { isLapsed } from '../../domain/instance/billing.js';
+import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
+import type { SessionQueries } from '../../projections/sessions/session-queries.js';
+import type { SessionHandover } from '../session-manager.js';
+
+/** What ownership needs of the session manager: open a paired session, let one go without a word. */
+export interface SessionControl {
+  restart(instanceId: string, accountId: string): Promise<boolean>;
+  /** Ends the socket without recording anything: the next owner records what it sees. */
+  release(instanceId: string): Promise<void>;
+  /** A socket is open, opening or due to reconnect here. */
+  isLive(instanceId: string): boolean;
+}
+
+export interface SessionOwnershipOptions {
+  leases: Leases;
+  sessions: SessionQueries;
+  instances: InstanceQueries;
+  logger: Logger;
+  ttlMs: number;
+  /** Monotonic milliseconds for this node's own deadlines (a wall clock step must not keep a lost session open). */
+  monotonicMs?: () => number;
+}
+
+/** Held by this node: the token, and the moment (monotonic) by which its socket must be closed unless renewed. */
+interface Held {
+  token: number;
+  closeBy: number;
+}
+
+export const sessionLease = (instanceId: string) => `session:${instanceId}`;
+
+/**
+ * One node owns each live session, by a lease per instance (issue 15). The owner renews every
+ * ttl/4; one that could not renew for 2/3 of the ttl closes the socket, a third of the ttl before
+ * the lease can lapse, so the network never sees two nodes connected. Every ttl/10 each node looks
+ * for paired sessions whose lease lapsed (their node died) or was released (it stopped) and opens
+ * them: a dead node's sessions move within about ttl + ttl/10.
+ *
+ * The manager asks `mayOpen` before every connect, so a pairing, a restart from the API or a
+ * reconnect opens a socket only on the node holding the lease.
+ */
+export class SessionOwnership implements SessionHandover {
+  private readonly held = new Map<string, Held>();
+  /** Instances this node held once: their writes are fenced after the lease is gone. */
+  private readonly everHeld = new Set<string>();
+  private control: SessionControl | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private scanning = false;
+  private renewing = false;
+  private stopped = false;
+  /** Shutting down: opens nothing more, while the sessions it holds stay renewed until they are closed. */
+  private closing = false;
+  private readonly mono: () => number;
+
+  constructor(private readonly o: SessionOwnershipOptions) {
+    this.mono = o.monotonicMs ?? (() => performance.now());
+  }
+
+  get nodeId(): string {
+    return this.o.leases.nodeId;
+  }
+
+  /** Starts renewing, closing on time and taking over lapsed sessions. */
+  start(control: SessionControl): void {
+    this.control = control;
+    const { ttlMs } = this.o;
+    const every = (ms: number, job: () => Promise<void>) => {
+      const timer = setInterval(() => void job().catch((err: unknown) => this.o.logger.warn({ err }, 'session ownership round failed')), ms);
+      timer.unref();
+      this.timers.push(timer);
+    };
+    every(Math.max(50, Math.floor(ttlMs / 4)), () => this.renewAll());
+    // The watchdog runs on its own, so a renewal hung on a dead database still closes on time.
+    every(Math.max(20, Math.floor(ttlMs / 20)), async () => this.closeOverdue());
+    every(Math.max(50, Math.floor(ttlMs / 10)), () => this.takeOver());
+    void this.takeOver();
+  }
+
+  /** Before the manager closes its sockets: no new session opens here (a takeover scan would race the shutdown). */
+  closeForShutdown(): void {
+    this.closing = true;
+  }
+
+  /** Stops the rounds and gives every lease up, so other nodes open the sessions at once (a deploy). Call after the manager closed its sockets. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    const held = [...this.held];
+    this.held.clear();
+    await Promise.allSettled(held.map(([id, h]) => this.o.leases.release(sessionLease(id), h.token)));
+  }
+
+  /** Before a connect: takes (or renews) the lease; false when another node holds it. */
+  async mayOpen(instanceId: string): Promise<boolean> {
+    if (this.stopped || this.closing) return false;
+    const started = this.mono();
+    const token = await this.o.leases.acquire(sessionLease(instanceId), this.o.ttlMs).catch((err: unknown) => {
+      this.o.logger.warn({ err, instanceId }, 'session lease not taken');
+      return null;
+    });
+    if (token === null) return false;
+    this.hold(instanceId, token, started);
+    return true;
+  }
+
+  /** The Baileys 440 seam: the socket was replaced because another node took the lease. */
+  async movedElsewhere(instanceId: string): Promise<boolean> {
+    const holder = await this.o.leases.holder(sessionLease(instanceId));
+    return holder !== null && holder.holder !== this.nodeId;
+  }
+
+  /**
+   * The fence on session appends: false when this node held the instance's lease and may no
+   * longer be its owner (the lease lost, or not renewed in time). Instances it never held pass:
+   * a logout or a pairing start records without a socket.
+   */
+  mayWrite(instanceId: string): boolean {
+    if (!this.everHeld.has(instanceId)) return true;
+    const held = this.held.get(instanceId);
+    return held !== undefined && this.mono() < held.closeBy;
+  }
+
+  /** The fencing token this node holds for the instance, or null. */
+  token(instanceId: string): number | null {
+    return this.held.get(instanceId)?.token ?? null;
+  }
+
+  /** Instances this node holds now (for tests and metrics). */
+  owned(): string[] {
+    return [...this.held.keys()];
+  }
+
+  private hold(instanceId: string, token: number, started: number): void {
+    // Counted from before the write: the stored expiry is at least started + ttl, so closing by
+    // started + 2/3 ttl leaves a third of the ttl for clock skew and a slow close.
+    this.held.set(instanceId, { token, closeBy: started + (this.o.ttlMs * 2) / 3 });
+    this.everHeld.add(instanceId);
+  }
+
+  private async renewAll(): Promise<void> {
+    if (this.renewing || this.stopped) return;
+    this.renewing = true;
+    try {
+      await Promise.all([...this.held].map(([id, h]) => this.renewOne(id, h)));
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  private async renewOne(instanceId: string, held: Held): Promise<void> {
+    const started = this.mono();
+    const keep = this.control?.isLive(instanceId) || (await this.stillWanted(instanceId));
+    if (!keep) {
+      // Logged out, canceled, or a pairing given up: nothing to own.
+      this.held.delete(instanceId);
+      await this.o.leases.release(sessionLease(instanceId), held.token);
+      return;
+    }
+    const renewed = await this.o.leases.renew(sessionLease(instanceId), held.token, this.o.ttlMs).catch((err: unknown) => {
+      this.o.logger.warn({ err, instanceId }, 'session lease not renewed');
+      return null;
+    });
+    if (this.held.get(instanceId) !== held) return;
+    if (renewed === true) this.hold(instanceId, held.token, started);
+    else if (renewed === false) await this.lose(instanceId, 'the lease was taken by another node');
+    // null (the database did not answer): the watchdog closes it if no renewal lands in time.
+  }
+
+  /** A paired, running instance stays owned while its session is down, as a single node keeps it until restarted. */
+  private async stillWanted(instanceId: string): Promise<boolean> {
+    const [status, instance] = await Promise.all([this.o.sessions.status(instanceId), this.o.instances.byId(instanceId)]);
+    return status?.paired === true && instance !== null && !isLapsed(instance.billing_status);
+  }
+
+  private async closeOverdue(): Promise<void> {
+    const now = this.mono();
+    for (const [id, held] of this.held) if (now >= held.closeBy) await this.lose(id, 'the lease was not renewed in time');
+  }
+
+  private async lose(instanceId: string, why: string): Promise<void> {
+    const held = this.held.get(instanceId);
+    if (!held || !this.held.delete(instanceId)) return;
+    this.o.logger.warn({ instanceId, why }, 'session let go: another node may own it now');
+    await this.control?.release(instanceId);
+    // Socket closed first; then, when the database still answers, the lease goes at once instead
+    // of lapsing (a node starved of time, not cut off, hands over without the wait).
+    await this.o.leases.release(sessionLease(instanceId), held.token).catch(() => false);
+  }
+
+  /** Opens the paired sessions whose lease is free: never held, released, or lapsed with a dead node. */
+  private async takeOver(): Promise<void> {
+    if (this.scanning || this.stopped || this.closing || !this.control) return;
+    this.scanning = true;
+    try {
+      const paired = await this.o.sessions.paired();
+      const leases = new Map((await this.o.leases.list(paired.map((s) => sessionLease(s._id)))).map((l) => [l._id, l]));
+      for (const status of paired) {
+        if (this.stopped || this.closing) return;
+        if (this.held.has(status._id) || !this.o.leases.isFree(leases.get(sessionLease(status._id)))) continue;
+        const instance = await this.o.instances.byId(status._id);
+        if (!instance || isLapsed(instance.billing_status)) continue;
+        if (!(await this.mayOpen(status._id))) continue;
+        this.o.logger.info({ instanceId: status._id, token: this.token(status._id) }, 'session taken over');
+        // restart() connects, and its connect asks mayOpen again: held already, it renews.
+        void this.control.restart(status._id, instance.account_id).catch((err: unknown) => this.o.logger.warn({ err, instanceId: status._id }, 'session taken over but not opened'));
+      }
+    } finally {
+      this.scanning = false;
+    }
+  }
+}
