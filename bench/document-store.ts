@@ -3,13 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { randomUUID } from 'node:crypto';
+import { EventStoreDBClient, START, excludeSystemEvents } from '@eventstore/db-client';
 import { MongoClient } from 'mongodb';
+import { pino } from 'pino';
+import { typedEvent } from '../src/domain/recorded.js';
 import { EmbeddedDocumentStore } from '../src/infra/docstore/embedded/embedded-document-store.js';
 import { MongoDocumentStore } from '../src/infra/docstore/mongodb/mongodb-document-store.js';
+import { toBulkOperation } from '../src/infra/docstore/mongodb/write-models.js';
 import type { Document, WriteOp } from '../src/infra/docstore/port.js';
+import { toRecorded } from '../src/infra/eventstore/esdb/codec.js';
+import { EsdbEventStore } from '../src/infra/eventstore/esdb/esdb-event-store.js';
+import type { EventData } from '../src/infra/eventstore/port.js';
+import { chatsProjection } from '../src/projections/chats/chats-projection.js';
+import { ProjectionRunner } from '../src/projections/runner.js';
 import { idempotentWrites } from '../src/projections/idempotent-writes.js';
+import { startEventStoreTestServer } from '../test/servers/eventstore/server.js';
 import { startMongoTestServer } from '../test/servers/mongodb/server.js';
-import { percentile, report } from './lib.js';
+import { median, percentile, report } from './lib.js';
 
 /**
  * The chat list query (one instance's chats, pinned first then most recent, a page of 50, plus the
@@ -87,6 +98,7 @@ export async function benchDocumentStore(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   await benchMongoAdapter();
+  await benchProjectionOverTestServers();
 }
 
 /** Fewer documents and runs over the test server: it scans, and only the adapter's share is measured. */
@@ -233,4 +245,143 @@ function makeChats(): Chat[] {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   await benchDocumentStore();
+}
+
+/** Events the projection measurements fold: one instance's chat traffic over 200 chats. */
+const PROJECTION_EVENTS = 5_000;
+const PROJECTION_INSTANCE = '3EBENCHPROJECTION0000000000000';
+
+/** A received text message as the session drivers record it (it passes the domain's schema). */
+function receivedEvent(i: number): EventData {
+  const chat = `55119${String(i % 200).padStart(8, '0')}@s.whatsapp.net`;
+  const message = { id: `M${i}`, chat, sender: chat, from_me: false, is_group: false, push_name: 'Bench Contact', timestamp_s: 1_893_456_000 + i, type: 'text', text: 'Hello, this is a benchmark message of a typical chat length.' };
+  return {
+    id: randomUUID(),
+    type: 'MessageReceived',
+    data: { message, upsert: 'notify' },
+    metadata: { instanceId: PROJECTION_INSTANCE, occurredAt: new Date().toISOString(), correlationId: randomUUID(), actor: { kind: 'network', id: 'sandbox' } },
+  };
+}
+
+/**
+ * The projection path over both test servers: the chats projection run by the gateway's
+ * ProjectionRunner on the EventStoreDB and MongoDB adapters (catch-up subscription, idempotent
+ * writes, checkpoint), against the same work done on the bare clients: the client's own
+ * subscribeToAll and the driver's bulkWrite of the same (idempotent) writes per 500 events.
+ * The baseline shares the adapters' event decoding and write translation, so the ratio is what
+ * the subscription wrapper, the runner and the document store adapter add. Both servers run in
+ * this process, so these are not figures for real servers.
+ */
+export async function benchProjectionOverTestServers(): Promise<void> {
+  const esdb = await startEventStoreTestServer();
+  const mongo = await startMongoTestServer();
+  try {
+    const filler = await EsdbEventStore.open({ url: esdb.url });
+    try {
+      for (let i = 0; i < PROJECTION_EVENTS; i += 500) {
+        await filler.append(`session-${PROJECTION_INSTANCE}`, Array.from({ length: 500 }, (_, k) => receivedEvent(i + k)), 'any');
+      }
+    } finally {
+      await filler.close();
+    }
+    // Alternating, each on a fresh database, so warm-up and the machine's load hit both alike.
+    const adapterRates: number[] = [];
+    const rawRates: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const adapterFirst = round % 2 === 0;
+      if (adapterFirst) adapterRates.push(await runnerRate(esdb.url, mongo.urlFor(`bench_projection_adapters_${round}`)));
+      rawRates.push(await rawProjectionRate(esdb.url, mongo.urlFor(`bench_projection_raw_${round}`)));
+      if (!adapterFirst) adapterRates.push(await runnerRate(esdb.url, mongo.urlFor(`bench_projection_adapters_${round}`)));
+    }
+    console.log(`  (rounds: adapters ${adapterRates.map(Math.round).join(', ')}; bare clients ${rawRates.map(Math.round).join(', ')} events/s)`);
+    const adapters = median(adapterRates);
+    const raw = median(rawRates);
+    report({
+      name: `chats projection over the test servers (runner on the EventStoreDB and MongoDB adapters), ${PROJECTION_EVENTS.toLocaleString('en-US')} events`,
+      value: adapters,
+      unit: 'events/s',
+      baseline: { name: 'bare client subscribeToAll + driver bulkWrite of the same writes', value: raw },
+    });
+  } finally {
+    await mongo.close();
+    await esdb.close();
+  }
+}
+
+async function runnerRate(esdbUrl: string, mongoUrl: string): Promise<number> {
+  const events = await EsdbEventStore.open({ url: esdbUrl });
+  const docs = await MongoDocumentStore.open({ url: mongoUrl });
+  const runner = new ProjectionRunner(events, docs, [chatsProjection], pino({ level: 'warn' }), { idempotentWrites: true });
+  try {
+    const head = await events.headPosition();
+    const started = performance.now();
+    await runner.start();
+    if (!(await runner.waitFor(head, undefined, 300_000))) throw new Error('the chats projection did not catch up');
+    const rate = PROJECTION_EVENTS / ((performance.now() - started) / 1000);
+    await expectChats(docs);
+    return rate;
+  } finally {
+    await runner.stop();
+    await docs.close();
+    await events.close();
+  }
+}
+
+async function rawProjectionRate(esdbUrl: string, mongoUrl: string): Promise<number> {
+  // The indexes the projection declares, made through the adapter before the clock starts.
+  const setupStore = await MongoDocumentStore.open({ url: mongoUrl });
+  await chatsProjection.setup?.(setupStore);
+  await setupStore.close();
+  const client = EventStoreDBClient.connectionString(esdbUrl);
+  const driver = new MongoClient(mongoUrl);
+  await driver.connect();
+  try {
+    const db = driver.db();
+    const started = performance.now();
+    let seen = 0;
+    let ops: WriteOp[] = [];
+    let last = -1n;
+    const commit = async () => {
+      const writes = [...ops, { collection: 'checkpoints', op: 'replaceOne' as const, filter: { _id: 'chats' }, doc: { _id: 'chats', position: last.toString() }, upsert: true }];
+      ops = [];
+      // One bulkWrite per collection in order, as the adapter does.
+      for (let i = 0; i < writes.length; ) {
+        const collection = (writes[i] as WriteOp).collection;
+        let j = i;
+        while (j < writes.length && (writes[j] as WriteOp).collection === collection) j++;
+        await db.collection<Document>(collection).bulkWrite(writes.slice(i, j).map(toBulkOperation), { ordered: true });
+        i = j;
+      }
+    };
+    const subscription = client.subscribeToAll({ fromPosition: START, filter: excludeSystemEvents() });
+    let inBatch = 0;
+    for await (const resolved of subscription) {
+      const recorded = toRecorded(resolved);
+      if (!recorded) continue;
+      seen++;
+      inBatch++;
+      last = recorded.position;
+      const typed = typedEvent(recorded);
+      if (typed.ok && chatsProjection.eventTypes.has(typed.event.type)) ops.push(...idempotentWrites('chats', recorded.position, chatsProjection.apply(typed.event)));
+      if (inBatch === 500 || seen === PROJECTION_EVENTS) {
+        await commit();
+        inBatch = 0;
+      }
+      if (seen === PROJECTION_EVENTS) break;
+    }
+    await subscription.unsubscribe();
+    const rate = PROJECTION_EVENTS / ((performance.now() - started) / 1000);
+    const chats = await db.collection('chats').countDocuments();
+    if (chats !== 200) throw new Error(`expected 200 chats, found ${chats}`);
+    return rate;
+  } finally {
+    await driver.close();
+    await client.dispose();
+  }
+}
+
+/** Both paths must have folded every message: 200 chats of 25 messages each. */
+async function expectChats(docs: MongoDocumentStore): Promise<void> {
+  const chats = await docs.collection('chats').count();
+  if (chats !== 200) throw new Error(`expected 200 chats, found ${chats}`);
 }

@@ -8,7 +8,7 @@ import { silentProgress } from '../../src/rebuild/progress.js';
 import { READ_MODELS } from '../../src/rebuild/read-models.js';
 import { runRebuild } from '../../src/rebuild/run.js';
 import { pairedInstance, phoneSends } from '../support/chats.js';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newAccount, startTestGateway, testBackendsFor, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
 
@@ -30,7 +30,8 @@ describe('npm run rebuild', () => {
     }
   }
 
-  const rebuild = (names: string[] = []) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env }), names, silentProgress, () => {});
+  // On the gateways' backends: their test servers when TEST_DOCSTORE / TEST_EVENTSTORE are set.
+  const rebuild = async (names: string[] = []) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env, ...(await testBackendsFor(dir)) }), names, silentProgress, () => {});
 
   before(async function () {
     this.timeout(20_000);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { apiFor, newAccount, newInstance } from '../support/gateway.js';
+import { apiFor, EMBEDDED, newAccount, newInstance } from '../support/gateway.js';
 import { filesUnder } from '../support/files.js';
 import { spawnGateway } from '../support/process.js';
 
@@ -41,7 +41,8 @@ describe('gateway process', function () {
   });
 
   it('keeps generated keys private and no secret in clear anywhere in DATA_DIR', async () => {
-    const gw = await spawnGateway({ DATA_DIR: dataDir });
+    // The embedded stores' files in DATA_DIR are the subject: embedded whatever TEST_* says.
+    const gw = await spawnGateway({ DATA_DIR: dataDir, ...EMBEDDED });
     const api = apiFor(gw.url);
     const owner = await newAccount(api);
     const instance = await newInstance(api, owner, { name: 'secretive', webhook: 'https://hooks.example.com/x' });

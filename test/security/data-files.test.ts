@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { chmod, mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newAccount, startTestGateway } from '../support/gateway.js';
+import { EMBEDDED, newAccount, startTestGateway } from '../support/gateway.js';
 
 const mode = async (path: string) => (await stat(path)).mode & 0o777;
 
@@ -45,7 +45,8 @@ describe('security: data files are private (finding d)', () => {
 
   it('a new DATA_DIR, its folders 0700 and every file 0600 (lock file included), under a 022 umask', async () => {
     const dir = join(root, 'fresh', 'data');
-    const t = await startTestGateway({}, {}, dir);
+    // The embedded stores' own files are the subject: embedded whatever TEST_* says.
+    const t = await startTestGateway(EMBEDDED, {}, dir);
     try {
       await newAccount(t.api);
       await expectPrivate(dir);
@@ -57,7 +58,7 @@ describe('security: data files are private (finding d)', () => {
 
   it('an existing DATA_DIR left open by an older version is closed at start', async () => {
     const dir = join(root, 'old');
-    let t = await startTestGateway({}, {}, dir);
+    let t = await startTestGateway(EMBEDDED, {}, dir);
     await t.stop();
     await chmod(dir, 0o755);
     for (const name of ['events', 'docs']) {
@@ -65,7 +66,7 @@ describe('security: data files are private (finding d)', () => {
       for (const file of ['data.mdb', 'lock.mdb']) await chmod(join(dir, name, file), 0o644);
     }
     await chmod(join(dir, 'jwt.key'), 0o644);
-    t = await startTestGateway({}, {}, dir);
+    t = await startTestGateway(EMBEDDED, {}, dir);
     try {
       await expectPrivate(dir);
     } finally {

@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
-import { apiFor, newAccount, newInstance, startTestGateway } from '../support/gateway.js';
+import { openDocumentStore } from '../../src/infra/docstore/open-document-store.js';
+import { apiFor, newAccount, newInstance, startTestGateway, testBackendsFor } from '../support/gateway.js';
 import { spawnGateway } from '../support/process.js';
 import { instanceOf, newPhone, pairByQr, sessionEvents, status, waitFor, waitForEvent } from '../support/sandbox.js';
 
@@ -73,7 +73,9 @@ describe('sessions across a gateway restart', function () {
 
     const second = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' }, {}, dataDir);
     try {
-      await waitForEvent(second.gateway, instance.id, (e) => e.type === 'SessionConnected', 'reconnected');
+      // The second Connected, this gateway's: the first is the pairing's, there before the restart.
+      const connected = async () => (await sessionEvents(second.gateway, instance.id)).filter((e) => e.type === 'SessionConnected').length;
+      await waitFor(async () => (await connected()) === 2, 'reconnected');
       await second.api('POST', `/sandbox/phones/${phone.phone}/unlink`, { token: owner.jwt });
       await waitForEvent(second.gateway, instance.id, (e) => e.type === 'SessionLoggedOut', 'logged out');
       await pairByQr(second.api, owner, newcomer.id, phone.phone);
@@ -96,8 +98,9 @@ describe('sessions across a gateway restart', function () {
     const phone = await newPhone(first.api, owner);
     await pairByQr(first.api, owner, instance.id, phone.phone);
     await first.stop();
-    // No gateway runs, so no route can do it: the sandbox forgets the link in its own store.
-    const docs = await EmbeddedDocumentStore.open({ path: join(dataDir, 'docs') });
+    // No gateway runs, so no route can do it: the sandbox forgets the link in its own store (the
+    // gateway's document store: embedded in the data dir, or MongoDB under TEST_DOCSTORE).
+    const docs = await openDocumentStore({ DATA_DIR: dataDir, ...(await testBackendsFor(dataDir)) });
     await docs.collection('sandbox_links').deleteMany({ _id: instance.id }, { durable: true });
     await docs.close();
 

@@ -58,12 +58,23 @@ export const EMBEDDED = { EVENTSTORE_URL: '', MONGODB_URL: '' };
 /** True when the suite runs with a backend on a test server (TEST_DOCSTORE / TEST_EVENTSTORE). */
 export const onTestServers = () => process.env.TEST_DOCSTORE === 'mongodb' || process.env.TEST_EVENTSTORE === 'esdb';
 
+/**
+ * The backend URLs a test gateway on `dataDir` gets from TEST_DOCSTORE / TEST_EVENTSTORE (none
+ * when both are unset), unless `env` names its own. The same dir gets the same ones, so a tool
+ * run on a test gateway's dir (`npm run rebuild`) sees what that gateway wrote.
+ */
+export async function testBackendsFor(dataDir: string, env: Record<string, string> = {}): Promise<Record<string, string>> {
+  const backends: Record<string, string> = {};
+  // TEST_DOCSTORE=mongodb runs any suite with the read models on the MongoDB test server.
+  if (process.env.TEST_DOCSTORE === 'mongodb' && env.MONGODB_URL === undefined) backends.MONGODB_URL = await sharedTestServerUrl(dataDir);
+  // TEST_EVENTSTORE=esdb: the event log on the EventStoreDB test server instead.
+  if (process.env.TEST_EVENTSTORE === 'esdb' && env.EVENTSTORE_URL === undefined) backends.EVENTSTORE_URL = await eventStoreFor(dataDir);
+  return backends;
+}
+
 export async function startTestGateway(env: Record<string, string> = {}, options: GatewayOptions = {}, dataDir?: string): Promise<TestGateway> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'gw-test-')));
-  // TEST_DOCSTORE=mongodb runs any suite with the read models on the MongoDB test server.
-  const docstore = process.env.TEST_DOCSTORE === 'mongodb' && env.MONGODB_URL === undefined ? { MONGODB_URL: await sharedTestServerUrl(dir) } : {};
-  // TEST_EVENTSTORE=esdb: the event log on the EventStoreDB test server instead.
-  const eventstore = process.env.TEST_EVENTSTORE === 'esdb' && env.EVENTSTORE_URL === undefined ? { EVENTSTORE_URL: await eventStoreFor(dir) } : {};
+  const backends = await testBackendsFor(dir, env);
   const configFor = (port: number) => loadConfig({
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -72,8 +83,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     LOG_LEVEL: 'silent',
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
-    ...docstore,
-    ...eventstore,
+    ...backends,
     // Tests of other features send bursts; the limits have tests of their own.
     RATE_LIMIT_ACCOUNT_PER_S: '100000',
     RATE_LIMIT_INSTANCE_PER_S: '100000',

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { testBackendsFor } from './gateway.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,9 +19,12 @@ export interface GatewayProcess {
  */
 export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
   const entry = process.env.GATEWAY_ENTRY ?? 'src/main.ts';
+  // The backends a test gateway on this DATA_DIR would get (TEST_DOCSTORE / TEST_EVENTSTORE; the
+  // test servers run in this process), else embedded even when this shell has EVENTSTORE_URL set.
+  const backends = { EVENTSTORE_URL: '', MONGODB_URL: '', ...(env.DATA_DIR ? await testBackendsFor(env.DATA_DIR, env) : {}) };
   const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', RATE_LIMIT_ACCOUNT_PER_S: '100000', RATE_LIMIT_INSTANCE_PER_S: '100000', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', RATE_LIMIT_ACCOUNT_PER_S: '100000', RATE_LIMIT_INSTANCE_PER_S: '100000', ...backends, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

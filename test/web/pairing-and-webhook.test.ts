@@ -52,6 +52,8 @@ describe('web app: pairing and webhook on the sandbox (in chromium)', function (
     const stored = await t.api('GET', `/instances/${instanceId}`, { token: account.jwt });
     expect(stored.status).to.equal(200);
     expect(stored.body.name).to.equal('Shop front desk');
+    // The status loads after the page: on the slower adapters it can still say 'loading' here.
+    await page.waitForFunction("document.querySelector('#session-status')?.textContent !== 'loading'");
     expect(await page.locator('#session-status').textContent()).to.equal('not connected');
   });
 

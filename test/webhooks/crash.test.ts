@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { openDocumentStore } from '../../src/infra/docstore/open-document-store.js';
 import { DELIVERIES, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import { apiFor, newAccount, newInstance, type Api } from '../support/gateway.js';
+import { apiFor, newAccount, newInstance, testBackendsFor, type Api } from '../support/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from './support/receiver.js';
@@ -147,7 +147,8 @@ describe('webhooks across a crash (SIGKILL)', function () {
     const cut = rx.received.length;
 
     // What the log says at the kill: delivered ones must never come again, queued ones must.
-    const docs = await EmbeddedDocumentStore.open({ path: join(dataDir, 'docs') });
+    // The gateway's document store: embedded in the data dir, or MongoDB under TEST_DOCSTORE.
+    const docs = await openDocumentStore({ DATA_DIR: dataDir, ...(await testBackendsFor(dataDir)) });
     const logged = await docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instance.id });
     await docs.close();
     const recordedDelivered = new Set(logged.filter((d) => d.state === 'delivered').map((d) => d._id));

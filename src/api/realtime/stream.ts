@@ -102,6 +102,9 @@ export class RealtimeStream {
     this.reading = true;
     try {
       while (!this.closed && !this.blocked()) {
+        // A live event arriving while this read is on its way sets `behind` again: the read may
+        // have been answered without it, so it is read once more rather than lost.
+        this.behind = false;
         const events = await this.store.readStream(`session-${this.instanceId}`, { fromRevision: BigInt(this.cursor), maxCount: this.limits.readBatch });
         for (const event of events) {
           const seq = Number(event.revision) + 1;
@@ -109,11 +112,9 @@ export class RealtimeStream {
           this.handle(event, seq);
           if (this.blocked()) break;
         }
-        if (events.length < this.limits.readBatch && !this.blocked()) {
-          // At the head: from here on the live events carry on.
-          this.behind = false;
-          break;
-        }
+        if (events.length >= this.limits.readBatch || this.blocked()) this.behind = true;
+        // At the head with nothing arrived meanwhile: from here on the live events carry on.
+        if (!this.behind) break;
       }
     } catch (err) {
       this.logger.warn({ err, instanceId: this.instanceId }, 'realtime stream could not read the log');
