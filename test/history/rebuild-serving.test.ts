@@ -12,7 +12,7 @@ import type { Progress } from '../../src/rebuild/progress.js';
 import { READ_MODELS } from '../../src/rebuild/read-models.js';
 import { runRebuild } from '../../src/rebuild/run.js';
 import { pairedInstance, phoneSends } from '../support/chats.js';
-import { newAccount, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newAccount, onTestServers, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 
 /** Enough log for a rebuild to take a while under load, so requests land during it. */
@@ -54,7 +54,10 @@ describe('npm run rebuild while the gateway serves', function () {
     dir = await mkdtemp(join(tmpdir(), 'rebuild-live-'));
     // Whatever backends the suite runs (TEST_DOCSTORE, TEST_EVENTSTORE): the CLI asks the gateway
     // over its control socket either way, and cannot open the data directory it holds.
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox' }, {}, dir);
+    // One node serves here: with both backends shared a gateway is one of several nodes, and those
+    // refuse a rebuild while serving (test/cluster/rebuild-guard.test.ts). The read models still
+    // go to the MongoDB test server under TEST_DOCSTORE.
+    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', ...(onTestServers() ? { EVENTSTORE_URL: '' } : {}) }, {}, dir);
     owner = await newAccount(t.api);
     const me = await pairedInstance(t, owner);
     instanceId = me.id;
