@@ -8,7 +8,7 @@ import type { Conversations } from './conversations.js';
 import type { Groups } from './groups.js';
 import type { Phones } from './phones.js';
 import type { Registry } from './registry.js';
-import type { MessageDoc, PhoneDoc, SandboxState } from './state.js';
+import { DURABLE, type MessageDoc, type PhoneDoc, type SandboxState } from './state.js';
 import { networkMessage, type SenderIdentity } from './views.js';
 
 /**
@@ -103,14 +103,35 @@ export class Messaging {
 
   private async fanOut(message: MessageDoc, origin: Origin, sender: SenderIdentity | undefined): Promise<void> {
     const deliveries: [SandboxConnection, SessionEvent][] = [];
+    const offline: string[] = [];
     for (const phone of message.recipients) {
       const conn = this.registry.connectedFor(phone);
       if (conn) deliveries.push([conn, { type: 'MessageReceived', data: { message: networkMessage(message, phone, sender), upsert: 'notify' } }]);
+      else offline.push(phone);
     }
+    // Kept before the sender is answered: a session that connects after the answer finds it.
+    if (offline.length > 0) await this.state.messages.updateOne({ _id: message._id }, { $set: { offline_for: offline } }, DURABLE);
     const own = origin === 'phone' ? this.registry.connectedFor(message.from) : undefined;
     if (own) deliveries.push([own, { type: 'MessageSent', data: { message: networkMessage(message, message.from), origin: 'device' } }]);
     await deliverAll(deliveries);
   }
+}
+
+/**
+ * What reached a phone while its account had no live connection (another node held its session,
+ * or the gateway was down), handed over in order once the account connects again.
+ */
+export async function deliverOffline(state: SandboxState, phones: Phones, conn: SandboxConnection, phone: PhoneDoc): Promise<void> {
+  const waiting = await state.messages.find({ offline_for: phone._id }, { sort: { seq: 1 } });
+  if (waiting.length === 0) return;
+  const senders = await phones.byIds([...new Set(waiting.map((m) => m.from))]);
+  const events: SessionEvent[] = waiting.map((m) => {
+    const from = senders.get(m.from);
+    const identity = from ? identityOf(from, m.group !== undefined) : undefined;
+    return { type: 'MessageReceived', data: { message: networkMessage(m, phone._id, identity), upsert: 'notify' } };
+  });
+  await conn.deliver(events, { defer: true });
+  await state.messages.updateMany({ _id: { $in: waiting.map((m) => m._id) } }, { $pull: { offline_for: phone._id } }, DURABLE);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Groups } from './groups.js';
 import { historySync } from './history.js';
 import { profileFields, type Phones } from './phones.js';
 import type { Registry } from './registry.js';
+import { deliverOffline } from './messaging.js';
 import { DURABLE, type PhoneDoc, type SandboxState } from './state.js';
 import { groupInfo } from './views.js';
 
@@ -55,6 +56,8 @@ export class Pairing {
       this.registry.forget(conn);
       void conn.close({ reason: 'unknown' }).catch(() => undefined);
     });
+    // What arrived while the account was away follows Connected; kept until it was taken.
+    deliverOffline(this.state, this.phones, conn, phone).catch(() => undefined);
   }
 
   async requestCode(conn: SandboxConnection, phone: string): Promise<string> {
@@ -109,6 +112,8 @@ export class Pairing {
         [
           { collection: links, op: 'deleteMany', filter: { $or: [{ phone: phone._id }, { _id: conn.instanceId }] } },
           { collection: links, op: 'insertOne', doc: { _id: conn.instanceId, phone: phone._id, account_id: phone.account_id, linked_at: this.clock.now().toISOString() } },
+          // A new link gets the past by history sync: nothing kept offline is handed over again.
+          { collection: this.state.messages.name, op: 'updateMany', filter: { offline_for: phone._id }, update: { $pull: { offline_for: phone._id } } },
         ],
         DURABLE,
       );

@@ -67,6 +67,11 @@ export interface MessageDoc extends Document {
   sent_at: string;
   delivered_to: string[];
   read_by: string[];
+  /**
+   * Recipients whose account had no live connection when the message was sent: the network keeps
+   * it for them and hands it over when their account connects again, as WhatsApp does.
+   */
+  offline_for?: string[];
 }
 
 export interface GroupMember {
@@ -158,6 +163,7 @@ export class SandboxState {
       await this.messages.createIndex({ name: 'seq', keys: { seq: 1 } });
       await this.messages.createIndex({ name: 'from', keys: { from: 1, seq: 1 } });
       await this.messages.createIndex({ name: 'recipients', keys: { recipients: 1, seq: 1 } });
+      await this.messages.createIndex({ name: 'offline', keys: { offline_for: 1, seq: 1 } });
       await this.groups.createIndex({ name: 'members', keys: { 'participants.phone': 1 } });
       await this.links.createIndex({ name: 'phone', keys: { phone: 1 }, unique: true });
       await this.mediaChunks.createIndex({ name: 'blob', keys: { blob: 1, index: 1 } });
