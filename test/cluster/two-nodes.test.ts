@@ -134,8 +134,8 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     /**
      * The node a phone's message reaches the instance through: the lease holder, once the session
      * is connected there (its SessionConnected stored since it took the lease). Null while the
-     * session moves: the sandbox keeps a message sent then until the account connects again, but
-     * only in the process of the node it was sent through, so the test sends through the owner.
+     * session moves: a message sent then is kept (in the shared store) and handed over only when
+     * the account connects again, so the test sends through the settled owner.
      */
     const settledOwner = async (line: Line): Promise<LeaseDoc | null> => {
       const lease = await leases().findOne({ _id: `session:${line.instanceId}` });
