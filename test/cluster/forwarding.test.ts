@@ -1,15 +1,9 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LEASES_COLLECTION, type LeaseDoc } from '../../src/cluster/leases.js';
-import { startEventStoreTestServer, type EventStoreTestServer } from '../servers/eventstore/server.js';
-import { startMongoTestServer, type MongoTestServer } from '../servers/mongodb/server.js';
+import { randomUUID } from 'node:crypto';
+import type { LeaseDoc } from '../../src/cluster/leases.js';
+import { newDeploymentKeys, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
 import { apiFor, expectError, newAccount, newInstance } from '../support/gateway.js';
-import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 
 const TTL_MS = 5_000;
@@ -21,50 +15,14 @@ const TTL_MS = 5_000;
  */
 describe('two gateway nodes: requests about a session are forwarded to its owner', function () {
   this.timeout(180_000);
-  let esdb: EventStoreTestServer;
-  let mongo: MongoTestServer;
-  let client: MongoClient;
-  const dirs: string[] = [];
-  const running: GatewayProcess[] = [];
+  const cluster = useSharedBackends(TTL_MS);
+  const node = (keys: DeploymentKeys) => cluster.node(keys);
 
-  before(async () => {
-    esdb = await startEventStoreTestServer();
-    mongo = await startMongoTestServer();
-    client = new MongoClient(mongo.urlFor('gateway'));
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed') for (const gw of running) console.log(gw.logs.filter((l) => /cluster|sessions|"level":[45]0/.test(l)).slice(-40).join('\n'));
-  });
-  after(async () => {
-    for (const gw of running) if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGKILL');
-    await client?.close();
-    await mongo?.close();
-    await esdb?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  });
-
-  async function node(keys: { server: string; jwt: string }): Promise<GatewayProcess> {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-fwd-'));
-    dirs.push(dir);
-    await writeFile(join(dir, 'server.key'), keys.server, { mode: 0o600 });
-    await writeFile(join(dir, 'jwt.key'), keys.jwt, { mode: 0o600 });
-    const gw = await spawnGateway({
-      DATA_DIR: dir,
-      EVENTSTORE_URL: esdb.url,
-      MONGODB_URL: mongo.urlFor('gateway'),
-      MESSAGING_NETWORK: 'sandbox',
-      LEASE_TTL_MS: String(TTL_MS),
-      READ_YOUR_WRITES_TIMEOUT_MS: '8000',
-    });
-    running.push(gw);
-    return gw;
-  }
-
-  const lease = (instanceId: string) => client.db('gateway').collection<LeaseDoc>(LEASES_COLLECTION).findOne({ _id: `session:${instanceId}` });
+  const lease = (instanceId: string) => cluster.leases().findOne({ _id: `session:${instanceId}` });
   const pidOf = (doc: LeaseDoc | null) => (doc?.holder ? Number(doc.holder.split(':').at(-2)) : null);
 
   it('serves send, status, QR, idempotent repeats and logout through the non-owner; 503 while a killed owner holds the lease, then the live node', async () => {
-    const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
+    const keys = newDeploymentKeys();
     const a = await node(keys);
     const b = await node(keys);
     const apiA = apiFor(a.url);
@@ -132,7 +90,7 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
     // Logout through B: A's session ends, the instance is no longer paired.
     const out = await apiB('POST', `/instances/${one.id}/session/logout`, auth);
     expect(out.status, out.text).to.equal(200);
-    await waitFor(() => esdb.log.all.some((e) => e.streamId === `session-${one.id}` && e.type === 'SessionLoggedOut'), 'the logout recorded');
+    await waitFor(() => cluster.esdb.log.all.some((e) => e.streamId === `session-${one.id}` && e.type === 'SessionLoggedOut'), 'the logout recorded');
     const gone = await apiA('GET', `/instances/${one.id}/session/status`, auth);
     expect(gone.body.data.connected).to.equal(false);
     expectError(await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'after logout' } }), 409, 'not_connected');

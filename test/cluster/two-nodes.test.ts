@@ -1,15 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
-import { MongoClient } from 'mongodb';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { LEASES_COLLECTION, type LeaseDoc } from '../../src/cluster/leases.js';
-import { startEventStoreTestServer, type EventStoreTestServer } from '../servers/eventstore/server.js';
-import { startMongoTestServer, type MongoTestServer } from '../servers/mongodb/server.js';
+import type { LeaseDoc } from '../../src/cluster/leases.js';
+import { newDeploymentKeys, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
 import { apiFor, newAccount, newInstance, type Api, type TestAccount } from '../support/gateway.js';
-import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
 
@@ -37,66 +30,27 @@ interface Line {
  */
 describe('two gateway nodes on shared backends, one killed (SIGKILL)', function () {
   this.timeout(240_000);
-  let esdb: EventStoreTestServer;
-  let mongo: MongoTestServer;
-  let client: MongoClient;
+  const cluster = useSharedBackends(TTL_MS);
   let rx: Receiver;
-  const dirs: string[] = [];
-  const running: GatewayProcess[] = [];
-
   before(async () => {
-    esdb = await startEventStoreTestServer();
-    mongo = await startMongoTestServer();
-    client = new MongoClient(mongo.urlFor('gateway'));
     rx = await new Receiver().start();
   });
-  afterEach(function () {
-    // A failure shows what the nodes said about leases and sessions.
-    if (this.currentTest?.state === 'failed') for (const gw of running) console.log(gw.logs.filter((l) => /cluster|sessions|"level":[45]0/.test(l)).slice(-40).join('\n'));
-  });
   after(async () => {
-    for (const gw of running) if (gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill('SIGKILL');
-    await client?.close();
     await rx?.stop();
-    await mongo?.close();
-    await esdb?.close();
-    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
   });
-
-  /** A node's data dir: its own lock, and the keys every node of one deployment shares. */
-  async function nodeDir(keys: { server: string; jwt: string }): Promise<string> {
-    const dir = await mkdtemp(join(tmpdir(), 'gw-node-'));
-    dirs.push(dir);
-    await writeFile(join(dir, 'server.key'), keys.server, { mode: 0o600 });
-    await writeFile(join(dir, 'jwt.key'), keys.jwt, { mode: 0o600 });
-    return dir;
-  }
-
-  const env = (dir: string) => ({
-    DATA_DIR: dir,
-    EVENTSTORE_URL: esdb.url,
-    MONGODB_URL: mongo.urlFor('gateway'),
-    MESSAGING_NETWORK: 'sandbox',
-    ALLOW_PRIVATE_TARGETS: 'true',
-    LEASE_TTL_MS: String(TTL_MS),
-    WEBHOOK_RETRY_BASE_MS: '20',
-    WEBHOOK_RETRY_MAX_MS: '500',
-    READ_YOUR_WRITES_TIMEOUT_MS: '8000',
-  });
-
-  const leases = () => client.db('gateway').collection<LeaseDoc>(LEASES_COLLECTION);
+  /** A node whose webhooks reach the receiver and retry fast. */
+  const node = (keys: DeploymentKeys) => cluster.node(keys, { ALLOW_PRIVATE_TARGETS: 'true', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_RETRY_MAX_MS: '500' });
+  const leases = () => cluster.leases();
   const holderOf = async (name: string) => (await leases().findOne({ _id: name }))?.holder ?? null;
   const pidOf = (holder: string | null) => (holder === null ? null : Number(holder.split(':').at(-2)));
   /** Stored events of a type, decoded, from the EventStoreDB test server's log. */
   const logged = (type: string) =>
-    esdb.log.all.filter((e) => e.type === type).map((e) => ({ streamId: e.streamId, created: e.created, data: JSON.parse(Buffer.from(e.data).toString('utf8')) as any }));
+    cluster.esdb.log.all.filter((e) => e.type === type).map((e) => ({ streamId: e.streamId, created: e.created, data: JSON.parse(Buffer.from(e.data).toString('utf8')) as any }));
 
   it('moves the sessions and the projections to the live node; every acknowledged message is stored and delivered', async () => {
-    const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
-    const a = await spawnGateway(env(await nodeDir(keys)));
-    running.push(a);
-    const b = await spawnGateway(env(await nodeDir(keys)));
-    running.push(b);
+    const keys = newDeploymentKeys();
+    const a = await node(keys);
+    const b = await node(keys);
     const apiA = apiFor(a.url);
     const apiB = apiFor(b.url);
     const apiOf = new Map<number, Api>([
@@ -140,7 +94,7 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     const settledOwner = async (line: Line): Promise<LeaseDoc | null> => {
       const lease = await leases().findOne({ _id: `session:${line.instanceId}` });
       if (!lease || lease.holder === null || lease.expiresAt <= Date.now()) return null;
-      const last = esdb.log.all.filter((e) => e.streamId === `session-${line.instanceId}` && /^Session(Connected|Disconnected|LoggedOut)$/.test(e.type)).at(-1);
+      const last = cluster.esdb.log.all.filter((e) => e.streamId === `session-${line.instanceId}` && /^Session(Connected|Disconnected|LoggedOut)$/.test(e.type)).at(-1);
       return last?.type === 'SessionConnected' && last.created >= lease.acquiredAt ? lease : null;
     };
     const acknowledged = new Set<string>();
@@ -231,11 +185,9 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
   });
 
   it('a node frozen past its lease (SIGSTOP) wakes up to find its session and projections taken, and records nothing more for them; a clean stop then hands over at once', async () => {
-    const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
-    const a = await spawnGateway(env(await nodeDir(keys)));
-    running.push(a);
-    const b = await spawnGateway(env(await nodeDir(keys)));
-    running.push(b);
+    const keys = newDeploymentKeys();
+    const a = await node(keys);
+    const b = await node(keys);
     const apiA = apiFor(a.url);
     const apiB = apiFor(b.url);
     const owner = await newAccount(apiA);
@@ -272,8 +224,7 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt)).to.have.length(1);
 
     // A clean stop (a deploy) hands over at once: the next node need not wait for the lease to lapse.
-    const c = await spawnGateway(env(await nodeDir(keys)));
-    running.push(c);
+    const c = await node(keys);
     const stoppedAt = Date.now();
     b.child.kill('SIGTERM');
     expect(await b.exited).to.equal(0);
