@@ -269,7 +269,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   );
   await cancellations.start();
   billing.startTimer((id) => deps.instances.reachDueTime(id));
-  const chatQueries = new ChatQueries(backends.docs, () => projections.position(chatsProjection.name));
+  const chatQueries = new ChatQueries(backends.docs, () => projections.readVersion(chatsProjection.name));
   const mediaSource = new MediaSource({
     allowedHost: choice.mediaHosts,
     allowPrivate: config.ALLOW_PRIVATE_TARGETS,

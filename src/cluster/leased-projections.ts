@@ -115,6 +115,12 @@ export class LeasedProjections implements ProjectionProgress {
     return this.stored.get(name) ?? -1n;
   }
 
+  /** As ProjectionRunner.readVersion on the writing node; elsewhere, the stored checkpoint. */
+  readVersion(name: string): string {
+    if (this.writing && this.runner) return `w${this.runner.readVersion(name)}`;
+    return `s${this.stored.get(name) ?? -1n}`;
+  }
+
   hasReached(position: bigint, names?: readonly string[]): boolean {
     return (names ?? this.o.names).every((n) => this.position(n) >= position);
   }

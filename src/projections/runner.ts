@@ -38,6 +38,8 @@ export interface RunnerOptions {
  */
 export class ProjectionRunner {
   private readonly positions = new Map<string, bigint>();
+  /** Writes begun and ended per projection (readVersion). */
+  private readonly writes = new Map<string, number>();
   /** The stored checkpoints and when they were written (they may trail `positions`). */
   private readonly saved = new Map<string, { position: bigint; at: number }>();
   private readonly waiters = new Map<string, Waiter[]>();
@@ -131,6 +133,26 @@ export class ProjectionRunner {
     return this.positions.get(name) ?? -1n;
   }
 
+  /**
+   * Changes before and after every write of the projection's read model: two equal answers mean
+   * nothing of it was written in between. A commit becomes readable a moment before the runner
+   * hears of it, so the position alone can stand still while the read model has already moved.
+   */
+  readVersion(name: string): string {
+    return `${this.position(name)}/${this.writes.get(name) ?? 0}`;
+  }
+
+  /** Writes a batch of the projection's read model, its write count moved on both sides. */
+  private async write(projection: Projection, ops: WriteOp[]): Promise<void> {
+    const bump = () => this.writes.set(projection.name, (this.writes.get(projection.name) ?? 0) + 1);
+    bump();
+    try {
+      await this.docs.batch(ops);
+    } finally {
+      bump();
+    }
+  }
+
   /** True when every named projection (default: all) has committed `position`. */
   hasReached(position: bigint, names?: readonly string[]): boolean {
     return (names ?? this.projections.map((p) => p.name)).every((n) => this.position(n) >= position);
@@ -217,7 +239,7 @@ export class ProjectionRunner {
         // commit is a commit like any other: readers keyed on the position (the chat count) see it move.
         if (ops.length > 0 && before !== null && !this.options.dryRun) {
           ops.push(checkpointOp(projection.name, before));
-          await this.docs.batch(ops.splice(0));
+          await this.write(projection, ops.splice(0));
           this.saved.set(projection.name, { position: before, at: Date.now() });
           this.advanced(projection, before);
         }
@@ -234,7 +256,7 @@ export class ProjectionRunner {
       // Folded for the commit hooks only: the node holding the projections' lease writes.
     } else if (ops.length > 0 || this.options.checkpointEveryBatch || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
       ops.push(checkpointOp(projection.name, last));
-      await this.docs.batch(ops);
+      await this.write(projection, ops);
       this.saved.set(projection.name, { position: last, at: now });
     }
     this.advanced(projection, last);

@@ -129,6 +129,30 @@ describe('ProjectionRunner', () => {
     await runner.stop();
   });
 
+  it('changes its read version before a write lands and again after, so nothing keyed on it outlives the write', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let writing = false;
+    const slow = Object.create(docs) as DocumentStore;
+    slow.batch = async (ops: WriteOp[], options?: WriteOptions) => {
+      writing = true;
+      await docs.batch(ops, options);
+      // Readable now, and the runner not yet told: a reader in this window must see a new version.
+      await gate;
+    };
+    const runner = new ProjectionRunner(events, slow, [ticks], logger);
+    await runner.start();
+    const idleVersion = runner.readVersion('ticks');
+    const head = (await tick('s')).position;
+    while (!writing) await new Promise((r) => setTimeout(r, 5));
+    const during = runner.readVersion('ticks');
+    expect(during).to.not.equal(idleVersion);
+    release();
+    expect(await runner.waitFor(head, ['ticks'], 5000)).to.equal(true);
+    expect(runner.readVersion('ticks')).to.not.equal(during);
+    await runner.stop();
+  });
+
   it('tells a projection of each commit once it is in the store, and of no commit that failed', async () => {
     const told: bigint[] = [];
     const stored: bigint[] = [];

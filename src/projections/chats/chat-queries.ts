@@ -2,8 +2,11 @@ import { BoundedMap } from '../../infra/bounded-map.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import { CHATS, chatFilter, type ChatDoc } from './chats-projection.js';
 
-/** The chats projection's committed position: the chat list cannot change while it stands still. */
-export type ChatsVersion = () => bigint;
+/**
+ * Changes whenever the chat list may have changed: before and after each write of the chats
+ * projection (ProjectionRunner.readVersion), so a count taken while a write lands is not kept.
+ */
+export type ChatsVersion = () => bigint | string;
 
 const MAX_CACHED_COUNTS = 10_000;
 
@@ -12,7 +15,7 @@ export class ChatQueries {
    * Counting an instance's chats walks its index entries (10,000 chats: a third of a request).
    * The count is kept until the chats projection commits anything, which is when it can change.
    */
-  private readonly counts = new BoundedMap<string, { version: bigint; total: Promise<number> }>(MAX_CACHED_COUNTS);
+  private readonly counts = new BoundedMap<string, { version: bigint | string; total: Promise<number> }>(MAX_CACHED_COUNTS);
 
   constructor(
     private readonly docs: DocumentStore,
