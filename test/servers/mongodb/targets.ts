@@ -1,5 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { startMongoTestServer, type MongoTestServer } from './server.js';
+import { MongoDocumentStore } from '../../../src/infra/docstore/mongodb/mongodb-document-store.js';
 
 /** The URL of one database on the server at `url` (any host list and options kept). */
 export function withDatabase(url: string, database: string): string {
@@ -63,4 +64,46 @@ export async function sharedTestServerUrl(dataDir: string): Promise<string> {
   if (!shared) console.log('    (test gateways keep their read models on the MongoDB wire-protocol test server: TEST_DOCSTORE=mongodb)');
   shared ??= startMongoTestServer();
   return (await shared).urlFor(database);
+}
+
+export interface FreshMongoStore {
+  store: MongoDocumentStore;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A port's contract on the MongoDB adapter: `run` is given a maker of fresh stores (a database of
+ * their own each, dropped after) once over the wire-protocol test server, and once over a real
+ * server when MONGODB_URL is set (skipped, saying why, otherwise).
+ */
+export function onMongoTargets(what: string, run: (adapterName: string, fresh: () => Promise<FreshMongoStore>) => void): void {
+  const realUrl = process.env.MONGODB_URL;
+  const targets: [string, () => Promise<MongoTarget>, string | undefined][] = [
+    ['over the wire-protocol test server', testServerTarget, undefined],
+    ['on a real server (MONGODB_URL)', () => realServerTarget(realUrl as string), realUrl ? undefined : `MONGODB_URL is not set: no real MongoDB to run the ${what} contract against`],
+  ];
+  for (const [where, target, skipReason] of targets) {
+    describe(`${what}: mongodb adapter ${where}`, function () {
+      let server: MongoTarget;
+      before(async function () {
+        if (skipReason) {
+          console.log(`      skipped: ${skipReason}`);
+          this.skip();
+        }
+        server = await target();
+      });
+      after(async () => server?.stop());
+      run('mongodb adapter', async () => {
+        const database = freshDatabase(what.replace(/\W+/g, '-'));
+        const store = await MongoDocumentStore.open({ url: server.url(database) });
+        return {
+          store,
+          async cleanup() {
+            await store.close();
+            await server.drop(database);
+          },
+        };
+      });
+    });
+  }
 }
