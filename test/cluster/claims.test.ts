@@ -111,13 +111,15 @@ describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB
     const total = 40;
     const track = trackAttempts();
     // Every first attempt fails (503), so every delivery goes through the retry queues both nodes read.
+    // An attempt is in flight from its arrival until its answer is written; a retry jittered to a
+    // few milliseconds after a failed answer is not an overlap.
     rx.respond = (r) => {
       const id = r.body.id as string;
       track.begin(id);
       const first = track.attempts.get(id) === 1;
-      setTimeout(() => track.end(id), 60);
       return { status: first ? 503 : 200, delayMs: 50 };
     };
+    rx.onDone = (r) => track.end(r.body.id as string);
     const a = await startNode();
     const b = await startNode();
     const api = apiFor(a.url);

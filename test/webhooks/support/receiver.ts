@@ -26,6 +26,8 @@ export class Receiver {
   readonly peakOf = new Map<string, number>();
   private readonly inFlightOf = new Map<string, number>();
   respond: Responder = () => 200;
+  /** Called once a request is answered or its connection goes: the attempt is over for its sender. */
+  onDone: (req: Received) => void = () => {};
   private server: Server | undefined;
   private port = 0;
   private readonly hanging = new Set<ServerResponse>();
@@ -42,6 +44,7 @@ export class Receiver {
         const raw = Buffer.concat(chunks).toString('utf8');
         const entry: Received = { headers: req.headers, raw, body: safeJson(raw), at: Date.now() };
         this.track(res, String(entry.body?.instance_id));
+        res.once('close', () => this.onDone(entry));
         const answer = this.respond(entry, ++this.requests);
         if (answer === 'hang') {
           this.hanging.add(res);
