@@ -1,5 +1,5 @@
 import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.js';
-import type { WriteOp } from '../infra/docstore/port.js';
+import type { Document, WriteOp } from '../infra/docstore/port.js';
 import { typedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import type { Projection, ReadDocs } from '../projections/projection.js';
@@ -59,6 +59,9 @@ const CHUNK = 5_000;
  * CPU work on the thread that answers requests, and a request should wait for one step at most.
  */
 const SERVING_CHUNK = 500;
+
+/** Folded documents written per transaction at the end of the replay. */
+const STAGED_STEP = 10_000;
 
 /** Documents removed per transaction when an old model is emptied. */
 const DELETE_STEP = 1_000;
@@ -185,10 +188,10 @@ export class Rebuilder {
           if (pending.length > 0) await fresh.batch(pending.splice(0));
           return fresh.collection(collection).find(filter);
         };
-        const ops = await this.fold(batch, replaying, staged, readFresh);
+        const { ops, inserts } = await this.fold(batch, replaying, staged, readFresh);
         await writing;
-        if (ops.length > 0) {
-          writing = fresh.batch(ops);
+        if (ops.length > 0 || inserts.size > 0) {
+          writing = this.write(fresh, inserts, ops);
           // Awaited at the next step; until then a failure must not count as unhandled.
           writing.catch(() => undefined);
         }
@@ -214,9 +217,28 @@ export class Rebuilder {
     }
   }
 
-  /** One step's events through every model: the staged ones in memory, the writes of the others answered. */
-  private async fold(batch: readonly RecordedEvent[], replaying: readonly Replaying[], staged: StagedFold | null, readFresh: (pending: WriteOp[]) => ReadDocs): Promise<WriteOp[]> {
+  /**
+   * One step's writes: the append-only models' new documents first (an insertMany each, the
+   * cheapest write there is), then the other models' operations in one batch. An append-only
+   * model writes nothing else, so the order between the two never matters.
+   */
+  private async write(fresh: AliasedDocumentStore, inserts: ReadonlyMap<string, Document[]>, ops: WriteOp[]): Promise<void> {
+    for (const [collection, docs] of inserts) await fresh.collection(collection).insertMany(docs);
+    if (ops.length > 0) await fresh.batch(ops);
+  }
+
+  /**
+   * One step's events through every model: the staged ones in memory, the writes of the others
+   * answered (an append-only model's as new documents by collection).
+   */
+  private async fold(
+    batch: readonly RecordedEvent[],
+    replaying: readonly Replaying[],
+    staged: StagedFold | null,
+    readFresh: (pending: WriteOp[]) => ReadDocs,
+  ): Promise<{ ops: WriteOp[]; inserts: Map<string, Document[]> }> {
     const ops: WriteOp[] = [];
+    const inserts = new Map<string, Document[]>();
     const readStaged: ReadDocs = async (collection, filter) => (staged as StagedFold).find(collection, filter);
     for (const raw of batch) {
       let typed: ReturnType<typeof typedEvent> | undefined;
@@ -229,36 +251,43 @@ export class Rebuilder {
         const writes = reading ? await reading.apply(typed.event, inMemory ? readStaged : readFresh(ops)) : r.projection.apply(typed.event);
         for (const op of writes) {
           if (inMemory) (staged as StagedFold).apply(op);
-          else ops.push(r.appendOnly ? insertion(op) : op);
+          else if (r.appendOnly) insertionInto(inserts, op);
+          else ops.push(op);
         }
       }
       // The live runner passes over the same events the same way: a rebuild reproduces it.
       if (typed && !typed.ok) this.malformed(raw, typed.reason);
     }
-    return ops;
+    return { ops, inserts };
   }
 
+  /** The folded documents, handed over as they are (the fold is done with them), a step at a time. */
   private async writeStaged(staged: StagedFold, fresh: AliasedDocumentStore): Promise<void> {
-    let inserts: WriteOp[] = [];
-    for (const [collection, doc] of staged.documents()) {
-      inserts.push({ collection, op: 'insertOne', doc });
-      if (inserts.length >= this.chunk) {
-        await fresh.batch(inserts);
-        inserts = [];
+    for (const [collection, docs] of staged.collections()) {
+      let step: Document[] = [];
+      for (const doc of docs) {
+        step.push(doc);
+        if (step.length >= STAGED_STEP) {
+          await fresh.collection(collection).insertMany(step);
+          step = [];
+        }
       }
+      if (step.length > 0) await fresh.collection(collection).insertMany(step);
     }
-    if (inserts.length > 0) await fresh.batch(inserts);
   }
 }
 
 /**
  * An append-only model's upsert of a new document, as the insert it is in a collection the
- * rebuild fills from empty: no lookup first. Were the _id there already, the batch fails loudly
- * (a duplicate key) rather than quietly differ from the live projection.
+ * rebuild fills from empty: no lookup first. Were the _id there already, the insert fails loudly
+ * (a duplicate key) rather than quietly differ from the live projection; any other write breaks
+ * the model's promise and stops the rebuild.
  */
-function insertion(op: WriteOp): WriteOp {
-  if (op.op === 'replaceOne' && op.upsert === true && Object.keys(op.filter).length === 1 && op.filter._id === op.doc._id) {
-    return { collection: op.collection, op: 'insertOne', doc: op.doc };
+function insertionInto(inserts: Map<string, Document[]>, op: WriteOp): void {
+  if (op.op !== 'replaceOne' || op.upsert !== true || Object.keys(op.filter).length !== 1 || op.filter._id !== op.doc._id) {
+    throw new Error(`append-only read model wrote ${op.op} to ${op.collection}: only upserts of a new document by _id are inserts`);
   }
-  return op;
+  let docs = inserts.get(op.collection);
+  if (!docs) inserts.set(op.collection, (docs = []));
+  docs.push(op.doc);
 }

@@ -9,7 +9,7 @@ import { FoldedCollection } from './folded-collection.js';
  * are written, once, into the fresh collections.
  */
 export class StagedFold {
-  private readonly collections = new Map<string, FoldedCollection>();
+  private readonly folded = new Map<string, FoldedCollection>();
 
   apply(op: WriteOp): void {
     const docs = this.collection(op.collection);
@@ -65,13 +65,13 @@ export class StagedFold {
   }
 
   /** The folded documents of each collection, to insert into fresh ones. */
-  *documents(): Generator<[string, Document]> {
-    for (const [name, docs] of this.collections) for (const doc of docs.values()) yield [name, doc];
+  *collections(): Generator<[string, Iterable<Document>]> {
+    for (const [name, docs] of this.folded) yield [name, docs.values()];
   }
 
   private collection(name: string): FoldedCollection {
-    let docs = this.collections.get(name);
-    if (!docs) this.collections.set(name, (docs = new FoldedCollection()));
+    let docs = this.folded.get(name);
+    if (!docs) this.folded.set(name, (docs = new FoldedCollection()));
     return docs;
   }
 }

@@ -93,6 +93,35 @@ export function documentStoreContract(
         expect(await col.findOne({ _id: 'd1' })).to.deep.equal({ _id: 'd1', v: 1 });
       });
 
+      it('insertMany inserts in order, indexed and unique-checked like insertOne, and serves them as copies', async () => {
+        const col = store.collection('people');
+        await col.createIndex({ name: 'by_city', keys: { 'address.city': 1, age: -1 } });
+        await col.createIndex({ name: 'by_name', keys: { name: 1 }, unique: true });
+        const docs = people();
+        await col.insertMany(docs);
+        expect(await col.find({}, { sort: { _id: 1 } })).to.deep.equal(people());
+        expect(ids(await col.find({ 'address.city': 'Lisbon' }, { sort: { age: -1 } }))).to.deep.equal(['p4', 'p1']);
+        (docs[0] as Document & { age: number }).age = 99;
+        const [found] = (await col.find({ _id: 'p1' })) as Array<Document & { age: number }>;
+        expect(found?.age).to.equal(30);
+        // A later update moves its index entries as it would for an insertOne's document.
+        await col.updateOne({ _id: 'p2' }, { $set: { 'address.city': 'Lisbon' } });
+        expect(ids(await col.find({ 'address.city': 'Lisbon' }, { sort: { age: -1 } }))).to.deep.equal(['p4', 'p1', 'p2']);
+        await col.insertMany([]);
+        expect(await col.count()).to.equal(4);
+      });
+
+      it('insertMany refuses an existing _id or a unique key with DuplicateKeyError, the first documents kept', async () => {
+        const col = store.collection('people');
+        await col.createIndex({ name: 'by_name', keys: { name: 1 }, unique: true });
+        await col.insertOne({ _id: 'p1', name: 'Ana' });
+        const again = await rejection(col.insertMany([{ _id: 'p1', name: 'Other' }]));
+        expect(again).to.be.instanceOf(DuplicateKeyError);
+        const sameName = await rejection(col.insertMany([{ _id: 'p9', name: 'Ana' }]));
+        expect(sameName).to.be.instanceOf(DuplicateKeyError);
+        expect(await col.find({})).to.deep.equal([{ _id: 'p1', name: 'Ana' }]);
+      });
+
       it('keeps collections apart: the same _id may exist in two collections', async () => {
         await store.collection('a').insertOne({ _id: 'same', from: 'a' });
         await store.collection('b').insertOne({ _id: 'same', from: 'b' });

@@ -85,7 +85,7 @@ describe('the rebuild folding in memory', () => {
         expect(folded === null, `seed ${seed}: ${JSON.stringify(op)} ${String(folded)} ${String(stored)}`).to.equal(stored === null);
       }
       const stored = await store.collection(collection).find({}, { sort: { _id: 1 } });
-      const folded = [...fold.documents()].map(([, doc]) => doc).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+      const folded = [...fold.collections()].flatMap(([, docs]) => [...docs]).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
       expect(folded, `seed ${seed}`).to.deep.equal(stored);
     }
   });

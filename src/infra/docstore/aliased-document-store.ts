@@ -54,6 +54,7 @@ export class AliasedDocumentStore implements DocumentStore {
       find: (filter, options) => at().find(filter, options),
       count: (filter) => at().count(filter),
       insertOne: (doc, options) => at().insertOne(doc, options),
+      insertMany: (docs, options) => at().insertMany(docs, options),
       replaceOne: (filter, doc, options) => at().replaceOne(filter, doc, options),
       updateOne: (filter, update, options) => at().updateOne(filter, update, options),
       updateMany: (filter, update, options) => at().updateMany(filter, update, options),

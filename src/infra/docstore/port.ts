@@ -60,6 +60,13 @@ export interface Collection<T extends Document = Document> {
   count(filter?: Filter): Promise<number>;
   /** Throws DuplicateKeyError on an existing _id or a unique index violation. */
   insertOne(doc: T, options?: WriteOptions): Promise<void>;
+  /**
+   * Inserts new documents in order, as insertOne each (embedded: all or none, one transaction;
+   * MongoDB: an ordered insertMany, those before a failing one stay). Unlike the other writes it
+   * does not copy them: a rebuild hands over hundreds of thousands, and a copy of each was a fair
+   * part of its time. The caller must not change them until the call has resolved.
+   */
+  insertMany(docs: readonly T[], options?: WriteOptions): Promise<void>;
   replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult>;
   updateOne(filter: Filter, update: Update, options?: UpdateOptions & WriteOptions): Promise<UpdateResult>;
   updateMany(filter: Filter, update: Update, options?: WriteOptions): Promise<UpdateResult>;

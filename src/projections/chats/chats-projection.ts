@@ -85,12 +85,11 @@ export function newChat(instanceId: string, jid: string): ChatDoc {
 }
 
 function ensure(instanceId: string, jid: string): WriteOp {
-  const fields: Partial<ChatDoc> = newChat(instanceId, jid);
   // The upsert takes instance_id and jid from the filter, the rest (the _id too) from here.
-  if (!isLid(jid)) {
-    delete fields.instance_id;
-    delete fields.jid;
-  } else delete fields._id;
+  // Left out by destructuring, not `delete`: an object that lost a field is a slow dictionary to
+  // V8, and every message of a rebuild makes one.
+  const { _id, instance_id, jid: _jid, ...rest } = newChat(instanceId, jid);
+  const fields: Partial<ChatDoc> = isLid(jid) ? { instance_id, jid, ...rest } : { _id, ...rest };
   return { collection: CHATS, op: 'updateOne', filter: chatFilter(instanceId, jid), update: { $setOnInsert: fields }, upsert: true };
 }
 

@@ -11,7 +11,7 @@ import type {
 } from '../port.js';
 import { countDocuments, findDocuments } from './query-executor.js';
 import type { Storage } from './storage.js';
-import { createIndex, deleteMatching, dropIndex, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
+import { createIndex, deleteMatching, dropIndex, insertMany, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
 import { deepCopy } from './deep-copy.js';
 
 const ONE: FindOptions = { limit: 1 };
@@ -47,6 +47,11 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
   async insertOne(doc: T, options?: WriteOptions): Promise<void> {
     const copy = deepCopy(doc);
     return this.engine.write((s) => insertOne(s, this.name, copy), options);
+  }
+
+  /** Not copied (see the port): each document is encoded as it is inserted, inside the transaction. */
+  async insertMany(docs: readonly T[], options?: WriteOptions): Promise<void> {
+    return this.engine.write((s) => insertMany(s, this.name, docs), options);
   }
 
   async replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {

@@ -18,6 +18,18 @@ export function insertOne(storage: Storage, collection: string, doc: Document): 
   storage.insertDoc(collection, idFirst(doc));
 }
 
+/**
+ * New documents in a transaction of their own (a collection's insertMany): nothing else in it can
+ * have read or written them, so they skip what concurrent readers and later operations of a
+ * shared transaction need (see Storage.loadDoc).
+ */
+export function insertMany(storage: Storage, collection: string, docs: readonly Document[]): void {
+  for (const doc of docs) {
+    if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
+    storage.loadDoc(collection, idFirst(doc));
+  }
+}
+
 export function replaceOne(storage: Storage, collection: string, filter: Filter, doc: Document, upsert = false): UpdateResult {
   assertReplacement(doc);
   const [current] = findDocuments(storage, collection, filter, { limit: 1 });

@@ -53,6 +53,14 @@ export class MongoCollection<T extends Document> implements Collection<T> {
     });
   }
 
+  /** Not copied (see the port); the driver serializes them before the call resolves. */
+  insertMany(docs: readonly T[], options?: WriteOptions): Promise<void> {
+    if (docs.length === 0) return Promise.resolve();
+    return this.write(async (c) => {
+      await c.insertMany([...docs], { ordered: true, ...this.access.writeConcern(options) });
+    });
+  }
+
   replaceOne(filter: Filter, doc: T, options?: UpdateOptions & WriteOptions): Promise<UpdateResult> {
     const [f, d] = deepCopy([filter, doc] as const);
     return this.write(async (c) => result(await c.replaceOne(driverFilter(f), d, { upsert: options?.upsert === true, ...this.access.writeConcern(options) })));
