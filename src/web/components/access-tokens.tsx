@@ -8,9 +8,10 @@ const ISSUED_BY: Record<AccessToken['issued_by'], string> = {
   web_app: 'Web app sign-in',
 };
 
-const when = (iso: string) => new Date(iso).toLocaleString();
+/** One date style for every time on the card; they differ only in the precision they have. */
+const when = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 /** Use is recorded to the minute: seconds would pretend to a precision it does not have. */
-const minute = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+const minute = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 /**
  * The account's active access tokens, each revocable; this browser's own session is marked, and
