@@ -124,7 +124,12 @@ function equalityFields(filter: Filter): string[] {
 }
 
 class HashIndex {
-  private readonly keyed = new Map<string, Set<string>>();
+  /**
+   * Values joined → the _id holding them, or the _ids when several do. Nearly every key names one
+   * document (a chat by instance and jid): a Set for each was most of the index's memory, and
+   * garbage the collector copied over and over during a rebuild.
+   */
+  private readonly keyed = new Map<string, string | Set<string>>();
   /** Documents with a field that is not a string: tried for every lookup. */
   private readonly aside = new Set<string>();
 
@@ -132,22 +137,31 @@ class HashIndex {
 
   add(doc: Document): void {
     const key = this.keyOf(doc);
-    if (key === undefined) this.aside.add(doc._id);
-    else {
-      let ids = this.keyed.get(key);
-      if (!ids) this.keyed.set(key, (ids = new Set()));
-      ids.add(doc._id);
+    if (key === undefined) {
+      this.aside.add(doc._id);
+      return;
     }
+    const ids = this.keyed.get(key);
+    if (ids === undefined) this.keyed.set(key, doc._id);
+    else if (typeof ids === 'string') {
+      if (ids !== doc._id) this.keyed.set(key, new Set([ids, doc._id]));
+    } else ids.add(doc._id);
   }
 
   remove(doc: Document): void {
     const key = this.keyOf(doc);
-    if (key === undefined) this.aside.delete(doc._id);
-    else {
-      const ids = this.keyed.get(key);
-      ids?.delete(doc._id);
-      if (ids?.size === 0) this.keyed.delete(key);
+    if (key === undefined) {
+      this.aside.delete(doc._id);
+      return;
     }
+    const ids = this.keyed.get(key);
+    if (ids === undefined) return;
+    if (typeof ids === 'string') {
+      if (ids === doc._id) this.keyed.delete(key);
+      return;
+    }
+    ids.delete(doc._id);
+    if (ids.size === 1) this.keyed.set(key, ids.values().next().value as string);
   }
 
   /** A document written again: most writes leave the indexed fields as they were. */
@@ -164,7 +178,7 @@ class HashIndex {
   lookup(values: readonly string[]): { keyed: Iterable<string>; aside: Iterable<string> } {
     const key = joined(values);
     const ids = key === undefined ? undefined : this.keyed.get(key);
-    return { keyed: ids ?? NONE, aside: this.aside };
+    return { keyed: ids === undefined ? NONE : typeof ids === 'string' ? [ids] : ids, aside: this.aside };
   }
 
   private keyOf(doc: Document): string | undefined {
