@@ -16,8 +16,8 @@ export class FoldedCollection {
   /** By the fields' names joined: values joined → _ids. */
   private readonly indexes = new Map<string, HashIndex>();
 
-  /** By the filter's equality fields joined: the index that serves them (see index). */
-  private readonly chosen = new Map<string, HashIndex>();
+  /** Filter shapes seen, by their equality fields in order: the index that serves each (see index). */
+  private readonly shapes: ShapeNode = { next: new Map(), index: undefined };
   /** Fields some hash index keys on: an update touching none leaves every index as it is. */
   private readonly indexed = new Set<string>();
 
@@ -58,24 +58,40 @@ export class FoldedCollection {
       if (!doc) return [];
       return Object.keys(filter).length === 1 || compileMatcher(filter)(doc) ? [doc] : [];
     }
-    const fields = equalityFields(filter);
+    // The filter's shape (its equality fields in order) picks the index, walked without building
+    // a key: a rebuild asks this several times per event.
+    let node = this.shapes;
+    let equalities = 0;
+    let fields = 0;
+    for (const field in filter) {
+      fields++;
+      if (!isEqualityField(filter, field)) continue;
+      equalities++;
+      let next = node.next.get(field);
+      if (!next) node.next.set(field, (next = { next: new Map(), index: undefined }));
+      node = next;
+    }
     const found: Document[] = [];
-    if (fields.length === 0) {
+    if (equalities === 0) {
       const test = compileMatcher(filter);
       for (const doc of this.docs.values()) if (test(doc)) found.push(doc);
     } else {
-      const index = this.index(fields);
-      const { keyed, aside } = index.lookup(index.fields.map((f) => filter[f] as string));
+      const index = (node.index ??= this.index(equalityFields(filter)));
       // A keyed candidate equals the filter on the index's fields; when those are the whole
       // filter, it matches without a test (the common `{instance_id, jid}`). Else the filter
       // decides, compiled at once so that a malformed one throws as the store's does.
-      const exact = index.fields.length === Object.keys(filter).length;
-      let test = exact ? undefined : compileMatcher(filter);
-      for (const id of keyed) {
-        const doc = this.docs.get(id) as Document;
+      let test = index.fields.length === fields ? undefined : compileMatcher(filter);
+      const keyed = index.lookup(filter);
+      if (typeof keyed === 'string') {
+        const doc = this.docs.get(keyed) as Document;
         if (test === undefined || test(doc)) found.push(doc);
+      } else if (keyed !== undefined) {
+        for (const id of keyed) {
+          const doc = this.docs.get(id) as Document;
+          if (test === undefined || test(doc)) found.push(doc);
+        }
       }
-      for (const id of aside) {
+      for (const id of index.aside) {
         const doc = this.docs.get(id) as Document;
         if ((test ??= compileMatcher(filter))(doc)) found.push(doc);
       }
@@ -92,14 +108,9 @@ export class FoldedCollection {
    * '', can be updated in place), else a new one on all of them.
    */
   private index(fields: readonly string[]): HashIndex {
-    // Remembered by the fields in the filter's order (a projection writes each shape alike), so
-    // the usual lookup sorts nothing; indexes themselves are named by the sorted fields.
-    const shape = fields.join('\0');
-    let index = this.chosen.get(shape);
-    if (index) return index;
     fields = [...fields].sort();
     const name = fields.join('\0');
-    index = this.indexes.get(name);
+    let index = this.indexes.get(name);
     for (const candidate of index ? [] : this.indexes.values()) {
       if (candidate.fields.every((f) => fields.includes(f)) && (!index || candidate.fields.length > index.fields.length)) index = candidate;
     }
@@ -109,17 +120,22 @@ export class FoldedCollection {
       this.indexes.set(name, index);
       for (const field of fields) this.indexed.add(field);
     }
-    this.chosen.set(shape, index);
     return index;
   }
 }
 
+/** A step of the walk from a filter's equality fields to its index (FoldedCollection.matching). */
+interface ShapeNode {
+  next: Map<string, ShapeNode>;
+  index: HashIndex | undefined;
+}
+
+const isEqualityField = (filter: Filter, field: string) => !field.startsWith('$') && !field.includes('.') && typeof filter[field] === 'string';
+
 /** Top-level fields the filter compares with a plain string, in the filter's order: what an index can key on. */
 function equalityFields(filter: Filter): string[] {
   const fields: string[] = [];
-  for (const field in filter) {
-    if (!field.startsWith('$') && !field.includes('.') && typeof filter[field] === 'string') fields.push(field);
-  }
+  for (const field in filter) if (isEqualityField(filter, field)) fields.push(field);
   return fields;
 }
 
@@ -131,7 +147,7 @@ class HashIndex {
    */
   private readonly keyed = new Map<string, string | Set<string>>();
   /** Documents with a field that is not a string: tried for every lookup. */
-  private readonly aside = new Set<string>();
+  readonly aside = new Set<string>();
 
   constructor(readonly fields: readonly string[]) {}
 
@@ -174,11 +190,20 @@ class HashIndex {
     this.add(after);
   }
 
-  /** The _ids whose fields equal the values, and those kept aside (tried for every lookup). */
-  lookup(values: readonly string[]): { keyed: Iterable<string>; aside: Iterable<string> } {
-    const key = joined(values);
-    const ids = key === undefined ? undefined : this.keyed.get(key);
-    return { keyed: ids === undefined ? NONE : typeof ids === 'string' ? [ids] : ids, aside: this.aside };
+  /** The _id or _ids whose fields equal the filter's (every field of the index is a string in it). */
+  lookup(filter: Filter): string | Set<string> | undefined {
+    let key: string;
+    if (this.fields.length === 1) {
+      key = filter[this.fields[0] as string] as string;
+      if (key.includes(SEPARATOR)) return undefined;
+    } else {
+      const values: string[] = [];
+      for (const field of this.fields) values.push(filter[field] as string);
+      const joinedKey = joined(values);
+      if (joinedKey === undefined) return undefined;
+      key = joinedKey;
+    }
+    return this.keyed.get(key);
   }
 
   private keyOf(doc: Document): string | undefined {
@@ -197,7 +222,6 @@ class HashIndex {
 }
 
 const SEPARATOR = '\u0000';
-const NONE: readonly string[] = [];
 
 /** The values as one key; undefined when one holds the separator (then the document is kept aside). */
 function joined(values: readonly string[]): string | undefined {

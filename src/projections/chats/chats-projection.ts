@@ -59,10 +59,12 @@ const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0,
  */
 /** A chat the list has just heard of: every field present, nothing known yet. */
 export function newChat(instanceId: string, jid: string): ChatDoc {
+  return { _id: key(instanceId, jid), instance_id: instanceId, jid, ...unknownYet(jid) };
+}
+
+/** Every field of a new chat but the three that name it. */
+function unknownYet(jid: string) {
   return {
-    _id: key(instanceId, jid),
-    instance_id: instanceId,
-    jid,
     phone: phoneOf(jid),
     name: '',
     last_message_user_name: '',
@@ -85,11 +87,9 @@ export function newChat(instanceId: string, jid: string): ChatDoc {
 }
 
 function ensure(instanceId: string, jid: string): WriteOp {
-  // The upsert takes instance_id and jid from the filter, the rest (the _id too) from here.
-  // Left out by destructuring, not `delete`: an object that lost a field is a slow dictionary to
-  // V8, and every message of a rebuild makes one.
-  const { _id, instance_id, jid: _jid, ...rest } = newChat(instanceId, jid);
-  const fields: Partial<ChatDoc> = isLid(jid) ? { instance_id, jid, ...rest } : { _id, ...rest };
+  // The upsert takes instance_id and jid from the filter, the rest (the _id too) from here; a
+  // LID's filter is its _id. Fields in newChat's order: the document is the same either way.
+  const fields: Partial<ChatDoc> = isLid(jid) ? { instance_id: instanceId, jid, ...unknownYet(jid) } : { _id: key(instanceId, jid), ...unknownYet(jid) };
   return { collection: CHATS, op: 'updateOne', filter: chatFilter(instanceId, jid), update: { $setOnInsert: fields }, upsert: true };
 }
 
