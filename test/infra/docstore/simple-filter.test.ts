@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Query } from 'mingo';
-import { compileSimpleFilter } from '../../../src/infra/docstore/embedded/simple-filter.js';
+import { compileSimpleFilter, decideSimple, isSimpleFilter } from '../../../src/infra/docstore/embedded/simple-filter.js';
 import type { Filter } from '../../../src/infra/docstore/port.js';
 
 function generator(seed: number) {
@@ -37,6 +37,30 @@ describe('simple filters (decided without compiling a query)', () => {
     expect(decided).to.be.greaterThan(1000);
   });
 
+  it('reads a filter as it is (isSimpleFilter, decideSimple) exactly as it compiles it, over random filters and documents', () => {
+    const odd = [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: new Date(0) }];
+    let simple = 0;
+    for (let seed = 1; seed <= 5000; seed++) {
+      const g = generator(seed);
+      const filter: Filter = g.next() < 0.1 ? { ...(g.pick(odd) as Filter) } : { _id: 'd' };
+      for (const field of ['a', 'b']) {
+        if (g.next() < 0.3) continue;
+        if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
+        else if (g.next() < 0.25) filter[field] = { $in: Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => g.pick(OPERANDS)) };
+        else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
+      }
+      const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
+      for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+      const compiled = compileSimpleFilter(filter);
+      const where = `seed ${seed}: ${JSON.stringify(filter)} on ${JSON.stringify(doc)}`;
+      expect(isSimpleFilter(filter), where).to.equal(compiled !== undefined);
+      if (!compiled) continue;
+      simple++;
+      expect(decideSimple(filter, doc), where).to.equal(compiled(doc));
+    }
+    expect(simple).to.be.greaterThan(3000);
+  });
+
   it('decides $in over scalars, as MongoDB does (no coercion between types)', () => {
     const test = compileSimpleFilter({ _id: { $in: ['p1', 'p2'] }, n: { $in: [1, true] } })!;
     expect(test({ _id: 'p2', n: 1 })).to.equal(true);
@@ -52,5 +76,15 @@ describe('simple filters (decided without compiling a query)', () => {
     for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $in: [[1]] } }, { a: { $in: 'a' } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
       expect(compileSimpleFilter(filter as Filter), JSON.stringify(filter)).to.equal(undefined);
     }
+  });
+});
+
+describe('simple filters: a field named __proto__', () => {
+  it('stays a condition when compiled (it is never the copy\'s prototype)', () => {
+    const filter = JSON.parse('{"__proto__": "x", "a": 1}') as Filter;
+    const test = compileSimpleFilter(filter);
+    // The document holds no string there: the query engine decides, as for any other field.
+    expect(test?.({ _id: 'd', a: 1 })).to.equal(undefined);
+    expect(decideSimple(filter, { _id: 'd', a: 1 })).to.equal(undefined);
   });
 });

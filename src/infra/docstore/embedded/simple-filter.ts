@@ -5,7 +5,7 @@ import type { Filter } from '../port.js';
 export type SimpleTest = (doc: Record<string, unknown>) => boolean | undefined;
 
 type Scalar = string | number | boolean;
-type Condition = { op: '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte'; operand: Scalar } | { op: '$in'; operand: Set<Scalar> };
+type Comparison = '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte';
 
 const RANGE_OPS = new Set(['$lt', '$lte', '$gt', '$gte']);
 const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
@@ -18,42 +18,77 @@ const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
  * the query engine, which has MongoDB's rules for those. Answers undefined for any other filter.
  */
 export function compileSimpleFilter(filter: Filter): SimpleTest | undefined {
-  const conditions: [field: string, condition: Condition][] = [];
+  if (!isSimpleFilter(filter)) return undefined;
+  // A copy taken now (the caller may change its filter later), with each $in list as a set: a
+  // long list is tested against every candidate document.
+  // No prototype: a field named __proto__ stays a field.
+  const compiled: Filter = Object.create(null) as Filter;
   for (const field in filter) {
-    if (field === '' || field.startsWith('$') || field.includes('.')) return undefined;
     const value = filter[field];
     if (isScalar(value)) {
-      conditions.push([field, { op: '$eq', operand: value }]);
+      compiled[field] = value;
       continue;
     }
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-    // `{}` is an equality with an empty document, not "no condition".
-    if (Object.keys(value).length === 0) return undefined;
+    const conditions: Record<string, unknown> = {};
+    for (const [op, operand] of Object.entries(value as Record<string, unknown>)) conditions[op] = op === '$in' ? new Set(operand as Scalar[]) : operand;
+    compiled[field] = conditions;
+  }
+  return (doc) => decideSimple(compiled, doc);
+}
+
+/**
+ * Whether compileSimpleFilter takes the filter, decided without building anything: a rebuild's
+ * fold asks it for several filters per event (see decideSimple).
+ */
+export function isSimpleFilter(filter: Filter): boolean {
+  for (const field in filter) {
+    if (field === '' || field.startsWith('$') || field.includes('.')) return false;
+    const value = filter[field];
+    if (isScalar(value)) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
+    let ops = 0;
     for (const op in value) {
+      ops++;
       const operand = (value as Record<string, unknown>)[op];
       if (op === '$in') {
-        if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar)) return undefined;
-        conditions.push([field, { op, operand: new Set(operand) }]);
+        if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar)) return false;
         continue;
       }
-      if (!ALL_OPS.has(op) || !isScalar(operand)) return undefined;
-      if (RANGE_OPS.has(op) && typeof operand !== 'number') return undefined;
-      conditions.push([field, { op: op as Exclude<Condition['op'], '$in'>, operand }]);
+      if (!ALL_OPS.has(op) || !isScalar(operand)) return false;
+      if (RANGE_OPS.has(op) && typeof operand !== 'number') return false;
+    }
+    if (ops === 0) return false;
+  }
+  return true;
+}
+
+/**
+ * A filter isSimpleFilter takes, read as it is against the document: true or false when decided
+ * here, undefined when the query engine must decide. An $in list may also be a set (compiled).
+ */
+export function decideSimple(filter: Filter, doc: Record<string, unknown>): boolean | undefined {
+  for (const field in filter) {
+    const value = filter[field];
+    const actual = doc[field];
+    if (isScalar(value)) {
+      if (typeof actual !== typeof value || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
+      if (actual !== value) return false;
+      continue;
+    }
+    const conditions = value as Record<string, unknown>;
+    for (const op in conditions) {
+      const operand = conditions[op];
+      if (op === '$in') {
+        if (!isScalar(actual)) return undefined;
+        const listed = operand instanceof Set ? operand.has(actual) : (operand as Scalar[]).includes(actual);
+        if (!listed) return false;
+        continue;
+      }
+      if (typeof actual !== typeof operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
+      if (!holds(op as Comparison, actual as Scalar, operand as Scalar)) return false;
     }
   }
-  return (doc) => {
-    for (const [field, condition] of conditions) {
-      const actual = doc[field];
-      if (condition.op === '$in') {
-        if (!isScalar(actual)) return undefined;
-        if (!condition.operand.has(actual)) return false;
-        continue;
-      }
-      if (typeof actual !== typeof condition.operand || (typeof actual === 'number' && !Number.isFinite(actual))) return undefined;
-      if (!holds(condition.op, actual as Scalar, condition.operand)) return false;
-    }
-    return true;
-  };
+  return true;
 }
 
 /** Decides simple filters directly and compiles a mingo query only when one is needed. */
@@ -70,7 +105,7 @@ export function compileMatcher(filter: Filter): (doc: Record<string, unknown>) =
   };
 }
 
-function holds(op: Exclude<Condition['op'], '$in'>, a: Scalar, b: Scalar): boolean {
+function holds(op: Comparison, a: Scalar, b: Scalar): boolean {
   switch (op) {
     case '$eq':
       return a === b;
