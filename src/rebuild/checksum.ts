@@ -1,15 +1,41 @@
-import { createHash } from 'node:crypto';
-import type { DocumentStore } from '../infra/docstore/port.js';
+import { createHash, type Hash } from 'node:crypto';
+import type { Document, DocumentStore } from '../infra/docstore/port.js';
 import { APPLIED } from '../projections/idempotent-writes.js';
 
-/** Keys sorted at every depth: two stores that hold the same documents print the same text. */
+/** Documents read per query: a model of millions is hashed in pages, never held whole. */
+const PAGE = 5_000;
+
+/**
+ * Keys sorted at every depth: two stores that hold the same documents print the same text.
+ * Written with loops rather than entries, map and join: a rebuild hashes every document of a
+ * model twice (before and after), and the intermediate arrays were most of that time.
+ */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonical(value[i]);
+    return `${out}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    // Own enumerable string keys, in code-unit order: what Object.entries and a < b sorted.
+    const keys = Object.keys(value).sort();
+    let out = '{';
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      out += `${i > 0 ? ',' : ''}${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+function hashDocument(hash: Hash, doc: Document): void {
+  // The runner's marks of applied writes (MongoDB, see idempotent-writes.ts) are its
+  // bookkeeping, not the model: a rebuilt document has none until the next write.
+  const { [APPLIED]: marks, ...model } = doc;
+  void marks;
+  hash.update(canonical(model));
+  hash.update('\n');
 }
 
 /** SHA-256 over the collections' documents in _id order, with their count. */
@@ -18,14 +44,14 @@ export async function checksum(docs: DocumentStore, collections: readonly string
   let documents = 0;
   for (const name of collections) {
     hash.update(`\0${name}\0`);
-    for (const doc of await docs.collection(name).find({}, { sort: { _id: 1 } })) {
-      // The runner's marks of applied writes (MongoDB, see idempotent-writes.ts) are its
-      // bookkeeping, not the model: a rebuilt document has none until the next write.
-      const { [APPLIED]: marks, ...model } = doc;
-      void marks;
-      hash.update(canonical(model));
-      hash.update('\n');
-      documents++;
+    const collection = docs.collection(name);
+    let after: string | undefined;
+    for (;;) {
+      const page = await collection.find(after === undefined ? {} : { _id: { $gt: after } }, { sort: { _id: 1 }, limit: PAGE });
+      for (const doc of page) hashDocument(hash, doc);
+      documents += page.length;
+      if (page.length < PAGE) break;
+      after = (page[page.length - 1] as Document)._id;
     }
   }
   return { sha256: hash.digest('hex'), documents };
