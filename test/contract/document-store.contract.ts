@@ -183,6 +183,22 @@ export function documentStoreContract(
         expect(await sorted({ sort: { name: 1 } })).to.deep.equal(['p1', 'p3', 'p2', 'p4']);
       });
 
+      it('pages by _id ranges: $gt, $gte, $lt, $lte in either direction, with other conditions, and non-ASCII ids', async () => {
+        const ids = ['a', 'a0', 'a1', 'b', 'b\u00e9', 'b\u{1F600}', 'b\uFFFD', 'c', 'Z', '~'];
+        const col = await seeded('ranged', ids.map((_id, n) => ({ _id, n })));
+        const byCode = (xs: string[]) => [...xs].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)));
+        const pageIds = async (filter: Filter, options: FindOptions) => (await col.find(filter, options)).map((d) => d._id);
+        expect(await pageIds({ _id: { $gt: 'a0' } }, { sort: { _id: 1 }, limit: 3 })).to.deep.equal(['a1', 'b', 'b\u00e9']);
+        // Strings order as MongoDB orders them: by their UTF-8 bytes.
+        expect(await pageIds({ _id: { $gte: 'a1', $lt: 'c' } }, { sort: { _id: 1 } })).to.deep.equal(byCode(['a1', 'b', 'b\u00e9', 'b\u{1F600}', 'b\uFFFD']));
+        expect(await pageIds({ _id: { $lte: 'b' } }, { sort: { _id: -1 }, limit: 2 })).to.deep.equal(['b', 'a1']);
+        expect(await pageIds({ _id: { $gt: 'a', $lte: 'b' }, n: { $gte: 2 } }, { sort: { _id: 1 } })).to.deep.equal(['a1', 'b']);
+        expect(await pageIds({ _id: { $gt: 'b' } }, { sort: { _id: 1 } })).to.deep.equal(byCode(['b\u00e9', 'b\u{1F600}', 'b\uFFFD', 'c', '~']));
+        expect(await pageIds({ _id: { $gt: 'b\u00e9' } }, { sort: { _id: 1 } })).to.deep.equal(byCode(['b\u{1F600}', 'b\uFFFD', 'c', '~']));
+        expect(await pageIds({ _id: { $lt: 'A' } }, { sort: { _id: 1 } })).to.deep.equal([]);
+        expect(await col.count({ _id: { $gte: 'a', $lt: 'b' } })).to.equal(3);
+      });
+
       it('sorts on a dotted path, missing values first', async () => {
         expect(await sorted({ sort: { 'address.city': 1, _id: 1 } })).to.deep.equal(['p3', 'p1', 'p4', 'p2']);
       });

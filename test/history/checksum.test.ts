@@ -25,7 +25,8 @@ describe('read model checksum', () => {
   }
 
   // More than two pages of the checksum's reads, ids in an order unlike insertion.
-  const docs = (): Document[] =>
+  type Doc = Document & { n: number; nested: { b: [number, { y: number; x: number }]; a: string } };
+  const docs = (): Doc[] =>
     Array.from({ length: 12_001 }, (_, i) => ({ _id: `c${String((i * 7919) % 12_001).padStart(6, '0')}`, n: i, nested: { b: [1, { y: 2, x: 1 }], a: 'z' } }));
 
   it('hashes every document of a model in _id order, whatever order they were written in, and counts them', async () => {
@@ -40,7 +41,7 @@ describe('read model checksum', () => {
   it('changes with one field of one document deep in the last page, and with key order never', async () => {
     const base = await checksum(await storeWith('base', docs()), ['chats']);
     const changed = docs();
-    const last = changed.find((d) => d._id === 'c012000') as Document & { nested: { b: [number, { y: number; x: number }] } };
+    const last = changed.find((d) => d._id === 'c012000') as Doc;
     last.nested.b[1].x = 2;
     expect((await checksum(await storeWith('changed', changed), ['chats'])).sha256).to.not.equal(base.sha256);
     const reordered = docs().map(({ _id, n, nested }) => ({ _id, nested: { a: nested.a, b: nested.b }, n }));

@@ -112,7 +112,7 @@ function* candidates(storage: Storage, collection: string, plan: Plan, stats: St
       }
       return;
     case 'scan':
-      for (const doc of storage.scanDocs(collection, plan.reverse)) {
+      for (const doc of storage.scanDocs(collection, plan.reverse, plan.ids)) {
         stats.docsExamined++;
         yield doc;
       }

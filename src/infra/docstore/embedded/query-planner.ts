@@ -11,7 +11,7 @@ import { prefixRange, type KeyRange } from './storage.js';
  */
 export type Plan =
   | { kind: 'ids'; ids: string[]; ordered: boolean; covered: false }
-  | { kind: 'scan'; reverse: boolean; ordered: boolean; covered: boolean }
+  | { kind: 'scan'; reverse: boolean; ordered: boolean; covered: boolean; ids?: IdBounds }
   | { kind: 'index'; index: IndexDef; ranges: KeyRange[]; reverse: boolean; ordered: boolean; covered: boolean };
 
 /** Beyond this many $in combinations a shorter index prefix is cheaper than many tiny ranges. */
@@ -37,16 +37,47 @@ export function planQuery(filter: Filter, sort: SortSpec | undefined, indexes: r
   }
   if (best) return best.plan;
 
-  // Documents are stored in _id order, so a scan can serve a sort on _id alone.
+  // Documents are stored in _id order, so a scan can serve a sort on _id alone, and a range of
+  // _id (the next page after an _id) can start and stop where it says.
   const [first] = sortFields;
   const byId = sortFields.length === 1 && first?.[0] === '_id';
+  const bounds = idBounds(filter);
   return {
     kind: 'scan',
     reverse: byId && first?.[1] === -1,
     ordered: sortFields.length === 0 || byId,
     covered: Object.keys(filter).length === 0,
+    ...(bounds ? { ids: bounds } : {}),
   };
 }
+
+/** Where a scan of documents may start and stop; the filter still decides every candidate. */
+export interface IdBounds {
+  low?: { id: string; inclusive: boolean };
+  high?: { id: string; inclusive: boolean };
+}
+
+/**
+ * The range an _id condition of $gt, $gte, $lt and $lte keeps to. Only for ASCII bounds: keys
+ * are the _id's UTF-8 bytes, and against an ASCII string every string orders the same by UTF-8
+ * bytes as by UTF-16 code units (the query engine's order), so no match is ever outside.
+ */
+function idBounds(filter: Filter): IdBounds | undefined {
+  const condition = filter._id;
+  if (typeof condition !== 'object' || condition === null || Object.getPrototypeOf(condition) !== Object.prototype) return undefined;
+  const bounds: IdBounds = {};
+  for (const [op, operand] of Object.entries(condition as Record<string, unknown>)) {
+    if (typeof operand !== 'string' || !ASCII.test(operand)) continue;
+    if (op === '$gt' || op === '$gte') {
+      if (!bounds.low || operand > bounds.low.id) bounds.low = { id: operand, inclusive: op === '$gte' };
+    } else if (op === '$lt' || op === '$lte') {
+      if (!bounds.high || operand < bounds.high.id) bounds.high = { id: operand, inclusive: op === '$lte' };
+    }
+  }
+  return bounds.low || bounds.high ? bounds : undefined;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Scores an index: two points per pinned leading key, one more when it also yields the sort. */
 function planIndex(

@@ -7,6 +7,7 @@ import { indexEntries, NO_ENTRIES, type IndexDef, type IndexEntry } from './inde
 import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
+import type { IdBounds } from './query-planner.js';
 import { compareValues } from './value-order.js';
 
 /** A half-open key range [start, end); end undefined means "to the end of the database". */
@@ -137,8 +138,10 @@ export class Storage {
     }
   }
 
-  scanDocs(collection: string, reverse = false): Iterable<Document> {
-    return this.docs.getRange(rangeOptions(collectionRange(collection), reverse)).map((entry) => entry.value);
+  /** The collection's documents in _id order (or reverse), within the bounds when given. */
+  scanDocs(collection: string, reverse = false, ids?: IdBounds): Iterable<Document> {
+    const options = ids ? boundedOptions(collection, ids, reverse) : rangeOptions(collectionRange(collection), reverse);
+    return this.docs.getRange(options).map((entry) => entry.value);
   }
 
   countDocs(collection: string): number {
@@ -326,6 +329,17 @@ function docKey(collection: string, id: string): Buffer {
 
 function collectionRange(collection: string): KeyRange {
   return prefixRange(collectionPrefix(collection));
+}
+
+/** A scan of documents between two _ids, each included or not; the collection's ends otherwise. */
+function boundedOptions(collection: string, ids: IdBounds, reverse: boolean): RangeOptions {
+  const whole = collectionRange(collection);
+  const low = ids.low ? docKey(collection, ids.low.id) : whole.start;
+  const high = ids.high ? docKey(collection, ids.high.id) : whole.end;
+  const lowIncluded = ids.low ? ids.low.inclusive : true;
+  const highIncluded = ids.high ? ids.high.inclusive : false;
+  if (!reverse) return { start: low, end: high, exclusiveStart: !lowIncluded, inclusiveEnd: highIncluded };
+  return { start: high, end: low, reverse: true, exclusiveStart: !highIncluded, inclusiveEnd: lowIncluded };
 }
 
 /** A reverse range runs from the upper bound (excluded) down to the lower bound (included). */
