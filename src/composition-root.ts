@@ -199,7 +199,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await projections.start();
   await webhooks.start();
   // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
-  const rebuilds = await serveRebuilds({ dataDir: config.DATA_DIR, events: backends.events, docs: backends.docs, live: projections, logger: logger.child({ module: 'rebuild' }) });
+  const rebuilds = await serveRebuilds({
+    dataDir: config.DATA_DIR,
+    events: backends.events,
+    docs: backends.docs,
+    live: projections,
+    logger: logger.child({ module: 'rebuild' }),
+    ...(backends.embedded ? { embedded: backends.embedded } : {}),
+  });
 
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);

@@ -10,6 +10,8 @@ import type { EventStore } from './eventstore/port.js';
 export interface Backends {
   events: EventStore;
   docs: DocumentStore;
+  /** The embedded stores' directories, when both stores are embedded (a rebuild opens them on a thread too). */
+  embedded?: { events: string; docs: string };
   close(): Promise<void>;
 }
 
@@ -29,9 +31,11 @@ export async function openBackends(config: Config): Promise<Backends> {
     const docs = await openDocumentStore(config);
     await Promise.all(embedded.map((dir) => privateTree(dir)));
     const opened = events;
+    const both = config.EVENTSTORE_URL === undefined && config.MONGODB_URL === undefined;
     return {
       events,
       docs,
+      ...(both ? { embedded: { events: join(config.DATA_DIR, 'events'), docs: join(config.DATA_DIR, 'docs') } } : {}),
       async close() {
         await Promise.allSettled([opened.close(), docs.close()]);
         await unlock();

@@ -7,6 +7,7 @@ import type { EventStore } from '../infra/eventstore/port.js';
 import { controlSocketPath, MAX_REQUEST_BYTES, RebuildRequest, type ControlAnswer } from './control.js';
 import type { Progress } from './progress.js';
 import { Rebuilder, type LiveProjections } from './rebuilder.js';
+import type { EmbeddedStorePaths } from './thread.js';
 import { selectReadModels, UnknownReadModelError } from './read-models.js';
 
 export interface RebuildControlDeps {
@@ -18,6 +19,8 @@ export interface RebuildControlDeps {
   logger: Logger;
   /** Grace before the old collections are emptied (requests in flight may still read them). */
   dropAfterMs?: number;
+  /** The embedded stores' directories, when both are: the costliest fold then runs on a thread. */
+  embedded?: EmbeddedStorePaths;
 }
 
 export interface RebuildControl {
@@ -62,6 +65,7 @@ export async function serveRebuilds(deps: RebuildControlDeps): Promise<RebuildCo
     };
     const rebuilder = new Rebuilder(deps.events, deps.docs, progress, {
       live: deps.live,
+      ...(deps.embedded ? { thread: deps.embedded } : {}),
       dropAfterMs: deps.dropAfterMs ?? 2_000,
       malformed: (event, reason) => deps.logger.error({ eventId: event.id, type: event.type, streamId: event.streamId, reason }, 'malformed stored event skipped'),
     });

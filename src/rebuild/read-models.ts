@@ -29,6 +29,12 @@ export interface ReadModel {
    * empty collection inserts instead (history, whose entries are keyed by log position).
    */
   appendOnly?: boolean;
+  /**
+   * Folded on a worker thread of its own when several models are rebuilt from the embedded
+   * stores: the costliest fold (chats: several update operators per message, on as many documents
+   * as there are chats). Its projection keeps no state in memory, or reloads it in setup.
+   */
+  ownThread?: boolean;
 }
 
 export const READ_MODELS: readonly ReadModel[] = [
@@ -38,7 +44,7 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
   { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
-  { name: 'chats', staged: true, collections: [CHATS], projection: () => chatsProjection },
+  { name: 'chats', staged: true, ownThread: true, collections: [CHATS], projection: () => chatsProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
 ];

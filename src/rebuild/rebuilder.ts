@@ -8,6 +8,7 @@ import { checksum } from './checksum.js';
 import type { Progress } from './progress.js';
 import type { ReadModel } from './read-models.js';
 import { StagedFold } from './staged-fold.js';
+import { foldOnThread, type EmbeddedStorePaths, type ThreadFold } from './thread.js';
 
 export interface Checksum {
   sha256: string;
@@ -38,6 +39,9 @@ export interface LiveProjections {
   resume(names: readonly string[]): Promise<void>;
 }
 
+/** What a rebuild reads: the log, up to the head it found when it started and on. */
+export type RebuildSource = Pick<EventStore, 'readAll' | 'headPosition'>;
+
 /** No gateway runs (the CLI holds the data directory): nothing to halt. */
 const NO_LIVE_PROJECTIONS: LiveProjections = { pause: async () => -1n, resume: async () => undefined };
 
@@ -49,7 +53,13 @@ export interface RebuilderOptions {
    */
   dropAfterMs?: number;
   /** Told of each stored event that does not match its schema, and so is left out. */
-  malformed?: (event: RecordedEvent, reason: string) => void;
+  malformed?: (event: Pick<RecordedEvent, 'id' | 'type' | 'streamId'>, reason: string) => void;
+  /**
+   * The embedded stores' directories, when both stores are embedded: in a rebuild of several
+   * models, those marked `ownThread` fold the log up to its head on a worker thread of their own,
+   * beside the others on this one (the fold is CPU work; one thread used one of the cores).
+   */
+  thread?: EmbeddedStorePaths;
 }
 
 /** Log events read per step; each step's writes of every read model commit in one batch. */
@@ -66,7 +76,7 @@ const STAGED_STEP = 10_000;
 /** Documents removed per transaction when an old model is emptied. */
 const DELETE_STEP = 1_000;
 
-type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean };
+type Replaying = { model: ReadModel; projection: Projection; staged: boolean; appendOnly: boolean };
 
 /**
  * Rebuilds read models from the log into fresh collections, then points their logical names at
@@ -81,10 +91,12 @@ type Replaying = { projection: Projection; staged: boolean; appendOnly: boolean 
 export class Rebuilder {
   private readonly live: LiveProjections;
   private readonly chunk: number;
-  private readonly malformed: (event: RecordedEvent, reason: string) => void;
+  /** Malformed events told of in this rebuild: the thread's are told only when this one skipped them unseen. */
+  private readonly reported = new Set<string>();
+  private readonly malformed: (event: Pick<RecordedEvent, 'id' | 'type' | 'streamId'>, reason: string) => void;
 
   constructor(
-    private readonly events: EventStore,
+    private readonly events: RebuildSource,
     private readonly docs: AliasedDocumentStore,
     private readonly progress: Progress,
     private readonly options: RebuilderOptions = {},
@@ -110,18 +122,34 @@ export class Rebuilder {
     const names = models.map((m) => m.name);
     let paused = false;
     let swapped = false;
+    let thread: ThreadFold | undefined;
+    this.reported.clear();
     try {
-      const replaying: Replaying[] = models.map((m) => ({ projection: m.projection(), staged: m.staged, appendOnly: m.appendOnly === true }));
+      const replaying = replayingOf(models);
       for (const { projection } of replaying) await projection.setup?.(fresh);
 
-      // 1. The log up to its head, the staged models folded in memory and written once.
+      // 1. The log up to its head, the staged models folded in memory and written once; the
+      // models with a thread of their own fold the same part of the log there meanwhile.
       const head = await this.events.headPosition();
       const started = performance.now();
-      const staged = new StagedFold();
       let count = 0;
       this.progress.start(head);
-      let last = await this.replay(replaying, fresh, -1n, staged, (position, n) => this.progress.advance(position, (count += n)));
-      await this.writeStaged(staged, fresh);
+      const apart = this.options.thread && models.length > 1 ? replaying.filter((r) => r.model.ownThread === true && r.staged) : [];
+      const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
+      thread = apart.length > 0 && this.options.thread ? foldOnThread({ paths: this.options.thread, models: apart.map((r) => r.model.name), physical, upTo: head.toString() }) : undefined;
+      const here = replaying.filter((r) => !apart.includes(r));
+      let last = await this.foldInto(here, fresh, head, (position, n) => this.progress.advance(position, (count += n)));
+      if (thread) {
+        for (const m of (await thread.done).malformed) {
+          if (this.reported.has(m.id)) continue;
+          this.reported.add(m.id);
+          this.malformed(m, m.reason);
+        }
+        thread = undefined;
+        // A projection that keeps state in memory loads it from its collections (setup): the
+        // thread's instance folded the events, this one goes on from what it wrote.
+        for (const r of apart) await r.projection.setup?.(fresh);
+      }
       // 2. What was appended meanwhile, straight into the fresh collections, until little is left.
       for (let round = 0; round < 10; round++) {
         const before = count;
@@ -159,6 +187,9 @@ export class Rebuilder {
       for (const r of renames) await this.empty(r.old);
       return { results, stats: { events: count, seconds } };
     } catch (err) {
+      // A thread still folding would write into collections about to be emptied: it is let
+      // finish (its fold is bounded), not cut off inside a write transaction.
+      await thread?.done.catch(() => undefined);
       if (!swapped) {
         // The old models still serve: the projections go on with them, the half-built ones go.
         if (paused) await this.live.resume(names);
@@ -168,15 +199,43 @@ export class Rebuilder {
     }
   }
 
-  /** Folds the log after `from` into the fresh models; answers the last position read. */
-  private async replay(replaying: readonly Replaying[], fresh: AliasedDocumentStore, from: bigint, staged: StagedFold | null, advanced: (position: bigint, events: number) => void): Promise<bigint> {
+  /**
+   * Phase 1 of a rebuild for these models alone, as a thread of their own runs it: the log up to
+   * `upTo` folded in memory, the folded documents written into the fresh collections `fresh`
+   * names (created and set up by the rebuild that asked). Answers the last position read.
+   */
+  async foldUpTo(models: readonly ReadModel[], fresh: AliasedDocumentStore, upTo: bigint): Promise<bigint> {
+    const replaying = replayingOf(models);
+    for (const { projection } of replaying) await projection.setup?.(fresh);
+    return this.foldInto(replaying, fresh, upTo, () => undefined);
+  }
+
+  private async foldInto(replaying: readonly Replaying[], fresh: AliasedDocumentStore, upTo: bigint, advanced: (position: bigint, events: number) => void): Promise<bigint> {
+    const staged = new StagedFold();
+    const last = await this.replay(replaying, fresh, -1n, staged, advanced, upTo);
+    await this.writeStaged(staged, fresh);
+    return last;
+  }
+
+  /** Folds the log after `from` (up to `upTo`, if given) into the fresh models; answers the last position read. */
+  private async replay(
+    replaying: readonly Replaying[],
+    fresh: AliasedDocumentStore,
+    from: bigint,
+    staged: StagedFold | null,
+    advanced: (position: bigint, events: number) => void,
+    upTo?: bigint,
+  ): Promise<bigint> {
     let last = from;
     // One batch in flight: its commit overlaps reading and folding the next step.
     let writing: Promise<void> = Promise.resolve();
     try {
       for (;;) {
         if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
-        const batch = await this.events.readAll({ after: last, maxCount: this.chunk });
+        let batch = await this.events.readAll({ after: last, maxCount: this.chunk });
+        if (upTo !== undefined && batch.length > 0 && (batch[batch.length - 1] as RecordedEvent).position > upTo) {
+          batch = batch.filter((e) => e.position <= upTo);
+        }
         if (batch.length === 0) {
           await writing;
           return last;
@@ -256,7 +315,10 @@ export class Rebuilder {
         }
       }
       // The live runner passes over the same events the same way: a rebuild reproduces it.
-      if (typed && !typed.ok) this.malformed(raw, typed.reason);
+      if (typed && !typed.ok && !this.reported.has(raw.id)) {
+        this.reported.add(raw.id);
+        this.malformed(raw, typed.reason);
+      }
     }
     return { ops, inserts };
   }
@@ -275,6 +337,10 @@ export class Rebuilder {
       if (step.length > 0) await fresh.collection(collection).insertMany(step);
     }
   }
+}
+
+function replayingOf(models: readonly ReadModel[]): Replaying[] {
+  return models.map((model) => ({ model, projection: model.projection(), staged: model.staged, appendOnly: model.appendOnly === true }));
 }
 
 /**

@@ -48,7 +48,7 @@ async function offline(config: Config, models: ReturnType<typeof selectReadModel
       if (writer) throw new NodesRunningError(`gateway node ${writer.holder} writes the read models (its lease runs until ${new Date(writer.expiresAt).toISOString()}): stop every node, then rebuild`);
     }
     const docs = await AliasedDocumentStore.open(backends.docs);
-    return await new Rebuilder(backends.events, docs, progress).rebuild(models);
+    return await new Rebuilder(backends.events, docs, progress, backends.embedded ? { thread: backends.embedded } : {}).rebuild(models);
   } finally {
     await backends.close();
   }

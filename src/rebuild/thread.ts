@@ -1,0 +1,60 @@
+import { Worker } from 'node:worker_threads';
+
+/** The directories of the embedded stores, which a worker thread can open beside their owner. */
+export interface EmbeddedStorePaths {
+  events: string;
+  docs: string;
+}
+
+/** What a rebuild hands the thread: which models, into which fresh collections, up to where. */
+export interface ThreadTask {
+  paths: EmbeddedStorePaths;
+  models: string[];
+  /** Logical collection name → the fresh physical one being built. */
+  physical: Record<string, string>;
+  /** The last log position to fold, as a decimal string (bigint does not cross threads). */
+  upTo: string;
+}
+
+export interface MalformedEvent {
+  id: string;
+  type: string;
+  streamId: string;
+  reason: string;
+}
+
+export type FromThread = { done: { malformed: MalformedEvent[] } } | { failed: string };
+
+export interface ThreadFold {
+  /** Resolves once the thread has written its models' folded documents and closed its stores. */
+  readonly done: Promise<{ malformed: MalformedEvent[] }>;
+}
+
+/**
+ * Folds some read models' part of a rebuild on a worker thread (see thread-entry.ts): the fold is
+ * CPU work, and a rebuild of every model on one thread used one of the machine's cores.
+ */
+export function foldOnThread(task: ThreadTask): ThreadFold {
+  const worker = startThread(task);
+  const done = new Promise<{ malformed: MalformedEvent[] }>((resolve, reject) => {
+    worker.once('message', (message: FromThread) => {
+      if ('done' in message) resolve(message.done);
+      else reject(new Error(`rebuild thread failed: ${message.failed}`));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`rebuild thread exited with code ${code} before it was done`)));
+  });
+  // Awaited by the rebuild; until then a failure must not count as unhandled.
+  done.catch(() => undefined);
+  return { done };
+}
+
+/** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
+function startThread(task: ThreadTask): Worker {
+  const here = import.meta.url;
+  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./thread-entry.js', here), { workerData: task });
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./thread-entry.ts', here).href;
+  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(source, { eval: true, workerData: task });
+}
