@@ -56,7 +56,8 @@ export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [],
   app.use(requestContext(logger));
   const methods = methodChecks(routes);
   app.use(methods.literal);
-  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S });
+  // The gateway's clock, so a test that owns it decides how much the buckets refill.
+  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S }, () => deps.clock.now().getTime());
   app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency, limits, toOwner)));
   app.use(methods.fallback);
   return app;

@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
 import { expectError, newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { waitFor } from '../support/sandbox.js';
 
 const AGENT = { 'user-agent': 'tokens-test/1.0 (ci)' };
 
@@ -57,10 +58,11 @@ describe('active access tokens of an account (GET /account/tokens, POST /account
     expect(before.last_used_at).to.equal(null);
     for (let i = 0; i < 5; i++) expect((await t.api('GET', '/account', { token: jwt })).status).to.equal(200);
     let used: any;
-    for (let i = 0; i < 50 && !used?.last_used_at; i++) {
+    // The use is recorded after the answer; poll for it rather than for a fixed 1 s (slow CI).
+    await waitFor(async () => {
       used = (await list(a.jwt)).body.tokens.find((x: any) => x.id === before.id);
-      if (!used.last_used_at) await new Promise((r) => setTimeout(r, 20));
-    }
+      return Boolean(used.last_used_at);
+    }, 'last_used_at recorded', 10_000);
     expect(used.last_used_at).to.match(/T\d\d:\d\d:00\.000Z$/);
     expect(Date.now() - Date.parse(used.last_used_at)).to.be.within(0, 61_000);
   });

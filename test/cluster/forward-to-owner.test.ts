@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Koa from 'koa';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import pino from 'pino';
 import { decideForward, ForwardToOwner, LIVE_INSTANCE, type SessionOwners } from '../../src/api/middleware/forward-to-owner.js';
 import { requestContext } from '../../src/api/middleware/request-context.js';
@@ -68,6 +68,7 @@ describe('forwarding a request to the node owning the session', () => {
 
   describe('the middleware', () => {
     let owner: Server;
+    let dead: NetServer;
     let ownerUrl: string;
     let front: Server;
     let frontUrl: string;
@@ -95,13 +96,16 @@ describe('forwarding a request to the node owning the session', () => {
         });
       });
       ownerUrl = await listen(owner);
-      // A closed port: an owner that died.
-      const dead = createServer();
-      const deadUrl = await listen(dead);
-      await new Promise<void>((resolve) => dead.close(() => resolve()));
+      // An owner that died: every connection is dropped at once. The port stays ours for the
+      // whole test; a port listened and closed again could be taken by another process meanwhile.
+      dead = createNetServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+      const deadUrl = `http://127.0.0.1:${(dead.address() as AddressInfo).port}`;
 
       owners = new OwnerTable({ remote: { node: 'node-b', address: ownerUrl }, frozen: { node: 'node-b', address: ownerUrl }, dead: { node: 'node-c', address: deadUrl } });
-      forwarding = new ForwardToOwner({ owners, nodeId: 'node-a', logger: pino({ level: 'silent' }), retryAfterSeconds: 7, connectTimeoutMs: 500, answerTimeoutMs: 400 });
+      // Time to answer: room for a 100 KB body on a loaded CI box; the frozen owner's 503 still
+      // comes well inside the 5 s that tells a time limit from a hang.
+      forwarding = new ForwardToOwner({ owners, nodeId: 'node-a', logger: pino({ level: 'silent' }), retryAfterSeconds: 7, connectTimeoutMs: 500, answerTimeoutMs: 2000 });
       const app = new Koa();
       app.use(requestContext(pino({ level: 'silent' })));
       // What the router does for a liveSession route: name the instance, then hand over.
@@ -123,6 +127,7 @@ describe('forwarding a request to the node owning the session', () => {
       await new Promise<void>((resolve) => front.close(() => resolve()));
       owner.closeAllConnections();
       await new Promise<void>((resolve) => owner.close(() => resolve()));
+      await new Promise<void>((resolve) => dead.close(() => resolve()));
     });
     beforeEach(() => {
       seen.length = 0;

@@ -79,7 +79,8 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
       const started = Date.now();
       const created = await apiB('PUT', '/instances/create', { token: owner.jwt, body: { name: `made on B ${i}` } });
       expect(created.status, created.text).to.equal(200);
-      expect(Date.now() - started, 'answered by the stored checkpoint, not by the timeout').to.be.below(4_000);
+      // The timeout is 8 s (shared-backends); 6 s leaves a loaded CI box room and still tells them apart.
+      expect(Date.now() - started, 'answered by the stored checkpoint, not by the timeout').to.be.below(6_000);
       const read = await apiB('GET', `/instances/${created.body.id}`, { token: owner.jwt });
       expect(read.status, read.text).to.equal(200);
       expect(read.body.name).to.equal(`made on B ${i}`);
@@ -173,8 +174,9 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
       `      two nodes: ${heldByA.length} of ${INSTANCES} sessions (those A held) moved ${moveMs} ms after the kill (lease ttl ${TTL_MS} ms); ${acknowledged.size} messages acknowledged ` +
         `(${beforeKill} before the kill), all stored and delivered, ${whileMoving.size} sent while a lease changed hands before the kill; ${rx.received.length} deliveries received, ${twice} delivered twice`,
     );
-    // Bounded: the lease lapses after the ttl, a scan every ttl/10 finds it, the socket opens.
-    expect(moveMs).to.be.below(2 * TTL_MS);
+    // Bounded: the lease lapses after the ttl, a scan every ttl/10 finds it, the socket opens
+    // (a few seconds of that on a loaded CI box); a move that never happens fails the wait above.
+    expect(moveMs).to.be.below(3 * TTL_MS);
 
     // B still answers its clients.
     const read = await apiB('GET', `/instances/${lines[0]!.instanceId}/session/status`, { token: owner.jwt });
@@ -228,10 +230,13 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     const stoppedAt = Date.now();
     b.child.kill('SIGTERM');
     expect(await b.exited).to.equal(0);
+    // What "at once" rests on: B gave the lease back as it stopped. Without that, B's renewed
+    // lease would still be B's here, for most of a ttl. (Another node may have taken it already.)
+    expect(pidOf(await holderOf(`session:${instance.id}`)), 'the session lease released by the clean stop').to.not.equal(b.child.pid);
     await waitFor(
       () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= stoppedAt),
       'the session open on a live node',
-      TTL_MS,
+      4 * TTL_MS,
     );
     const handedOverMs = Date.now() - stoppedAt;
     // A (awake again) and C are both live: either may take it.
@@ -246,6 +251,6 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     expect((await follower('GET', '/account', { token: owner.jwt })).status).to.equal(200);
     const rotated = await writer('POST', '/account/client-secret/rotate', { token: owner.jwt });
     expect(rotated.status, rotated.text).to.equal(200);
-    await waitFor(async () => (await follower('GET', '/account', { token: owner.jwt })).status === 401, 'the old token refused on the follower', 5_000);
+    await waitFor(async () => (await follower('GET', '/account', { token: owner.jwt })).status === 401, 'the old token refused on the follower', 20_000);
   });
 });

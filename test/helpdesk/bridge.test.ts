@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
-import { freePort } from '../../bench/child.js';
+import { TcpForwarder } from '../support/tcp-forwarder.js';
 
 const SANDBOX = { MESSAGING_NETWORK: 'sandbox', LOG_LEVEL: process.env.TEST_LOG ?? 'silent' };
 
@@ -236,20 +236,27 @@ describe('helpdesk bridge across failures and a restart', function () {
   this.timeout(40_000);
   let chatwoot: ChatwootTestServer;
   let dir: string;
+  const forwarder = new TcpForwarder();
   before(async () => {
     chatwoot = await new ChatwootTestServer().start();
     dir = await mkdtemp(join(tmpdir(), 'gw-helpdesk-'));
   });
   after(async () => {
+    await forwarder.close();
     await chatwoot.close();
     await rm(dir, { recursive: true, force: true });
   });
 
   it('duplicates nothing and loses nothing when answers are lost and the gateway restarts in the middle', async () => {
-    // The helpdesk keeps calling the address it was given: the gateway comes back on the same one.
-    const port = String(await freePort());
-    const env = { ...SANDBOX, PORT: port, PUBLIC_URL: `http://127.0.0.1:${port}` };
-    let t = await startTestGateway(env, {}, dir);
+    // The helpdesk keeps calling the address it was given: the gateway comes back behind the same
+    // one (a forwarder holding its port all along; each start picks a free port of its own).
+    const env = { ...SANDBOX, PUBLIC_URL: await forwarder.start() };
+    const restart = async () => {
+      const started = await startTestGateway(env, {}, dir);
+      forwarder.retarget(started.gateway.url);
+      return started;
+    };
+    let t = await restart();
     const w = await world(t);
     await configure(w, chatwoot);
     // The helpdesk takes the first message but its answer is lost, then it is down for a while.
@@ -259,7 +266,7 @@ describe('helpdesk bridge across failures and a restart', function () {
     for (const text of ['one', 'two', 'three']) ids.push(await say(w, w.customer.phone, w.me.phone, text));
     await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${ids[0]}`), 'the first message taken');
     await t.stop();
-    t = await startTestGateway(env, {}, dir);
+    t = await restart();
     w.t = t;
     await waitFor(() => ids.every((id) => chatwoot.messages.some((m) => m.source_id === `WAID:${id}`)), 'every message in the helpdesk', 20_000);
     const conversation = chatwoot.messages.find((m) => m.source_id === `WAID:${ids[0]}`)?.conversation_id as number;
@@ -269,7 +276,7 @@ describe('helpdesk bridge across failures and a restart', function () {
     // An agent's answer whose send is interrupted by a restart goes out once.
     expect((await chatwoot.agentReply(conversation, { content: 'answer after restart' })).callback.status).to.equal(200);
     await t.stop();
-    t = await startTestGateway(env, {}, dir);
+    t = await restart();
     w.t = t;
     await waitFor(async () => (await inboxOf(w, w.customer.phone)).some((m) => m.text === 'answer after restart'), 'the answer delivered', 20_000);
     await new Promise((r) => setTimeout(r, 800));

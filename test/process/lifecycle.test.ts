@@ -1,10 +1,34 @@
 import { expect } from 'chai';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiFor, EMBEDDED, newAccount, newInstance } from '../support/gateway.js';
 import { filesUnder } from '../support/files.js';
 import { spawnGateway } from '../support/process.js';
+
+/**
+ * A sign-in sent with `Expect: 100-continue`: `received` settles when the server has parsed the
+ * headers (Node answers 100 only then, and the request is active from then on); the body goes
+ * out only when `sendBody` is called.
+ */
+function loginInTwoSteps(url: string, credentials: { email: string; password: string }): { received: Promise<void>; sendBody(): void; status: Promise<number> } {
+  const body = JSON.stringify(credentials);
+  const req = httpRequest(new URL('/auth/login', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+  });
+  const received = new Promise<void>((resolve) => req.once('continue', () => resolve()));
+  const status = new Promise<number>((resolve, reject) => {
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('error', reject);
+  });
+  req.flushHeaders();
+  return { received, sendBody: () => req.end(body), status };
+}
 
 describe('gateway process', function () {
   this.timeout(60_000);
@@ -17,11 +41,15 @@ describe('gateway process', function () {
     const api = apiFor(first.url);
     const owner = await newAccount(api);
     const instance = await newInstance(api, owner, { name: 'survivor' });
-    // A sign-in in flight while the signal arrives must still be answered.
-    const inFlight = api('POST', '/auth/login', { body: { email: owner.email, password: owner.password } });
-    await new Promise((r) => setTimeout(r, 5));
+    // A sign-in in flight while the signal arrives must still be answered. In flight for sure:
+    // the server has read its headers (it answered 100 Continue) before the signal, and its body
+    // comes after. A fixed 5 ms could end before the server read anything, leaving an idle
+    // connection that the stop rightly closes.
+    const inFlight = loginInTwoSteps(first.url, { email: owner.email, password: owner.password });
+    await inFlight.received;
     first.child.kill('SIGTERM');
-    expect((await inFlight).status).to.equal(200);
+    inFlight.sendBody();
+    expect(await inFlight.status).to.equal(200);
     expect(await first.exited).to.equal(0);
     expect(first.logs.some((l) => l.includes('gateway stopped'))).to.equal(true);
 

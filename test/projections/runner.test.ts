@@ -59,6 +59,7 @@ describe('ProjectionRunner', () => {
   it('moves a projection that changes nothing without a write per batch, and saves where it is on stop', async () => {
     const { store, batches } = counting(docs);
     const runner = new ProjectionRunner(events, store, [ticks, idle], logger);
+    const started = Date.now();
     await runner.start();
     let head = 0n;
     for (let i = 0; i < 30; i++) {
@@ -70,10 +71,13 @@ describe('ProjectionRunner', () => {
     expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
     expect(await runner.waitFor(head + 1n, undefined, 100)).to.equal(false);
     const idleBatches = batches.filter((b) => b.length === 1 && b[0] === 'checkpoints').length;
+    const elapsedMs = Date.now() - started;
     const tickBatches = batches.filter((b) => b.includes('ticks')).length;
     expect(tickBatches).to.equal(30);
-    // The first batch writes the idle checkpoint; later ones only once a second has passed.
-    expect(idleBatches).to.be.lessThan(5);
+    // The first batch writes the idle checkpoint; later ones only once a second has passed. The
+    // 30 rounds take seconds on a loaded CI box, so the allowance grows with the time they took
+    // (one spare); a write per batch would be 30.
+    expect(idleBatches).to.be.at.most(2 + Math.floor(elapsedMs / 1000));
     expect(runner.position('idle')).to.equal(head);
     await runner.stop();
     expect(await checkpoint('idle')).to.equal(head.toString());

@@ -60,7 +60,9 @@ describe('realtime stream over a real WebSocket', function () {
   let t: TestGateway;
   let owner: TestAccount;
   before(async () => {
-    t = await startTestGateway({ REALTIME_MAX_STREAMS_PER_ACCOUNT: '3' }, { realtime: { ackTimeoutMs: 1500 } });
+    // 5 s without an ack closes a stream: short enough for the no-ack test to see it, long enough
+    // that the resume test's never-acking client gets its messages on a loaded CI box.
+    t = await startTestGateway({ REALTIME_MAX_STREAMS_PER_ACCOUNT: '3' }, { realtime: { ackTimeoutMs: 5000 } });
     owner = await newAccount(t.api);
   });
   after(async () => t.stop());

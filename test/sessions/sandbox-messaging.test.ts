@@ -13,6 +13,7 @@ import { Messaging } from '../../src/sessions/sandbox/messaging.js';
 import type { Phones } from '../../src/sessions/sandbox/phones.js';
 import type { Registry } from '../../src/sessions/sandbox/registry.js';
 import { SandboxState, type PhoneDoc } from '../../src/sessions/sandbox/state.js';
+import { waitFor } from '../support/sandbox.js';
 
 describe('sandbox messaging: a message is stored, then handed on', () => {
   let dir: string;
@@ -54,7 +55,8 @@ describe('sandbox messaging: a message is stored, then handed on', () => {
 
     let answered = false;
     const sent = messaging.send(sender, { recipients: ['5511900000002'] }, { type: 'text', text: 'hi' }, 'phone').then(() => (answered = true));
-    for (let i = 0; i < 50 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    // Wait for the event itself, not a fixed 250 ms: a loaded machine can take longer to get there.
+    await waitFor(() => heard.length > 0, 'the recipient hears of the message', 10_000);
     expect(heard).to.have.length(1);
     expect(heard[0]!.event.type).to.equal('MessageReceived');
     expect(heard[0]!.stored, 'readable when the instance hears of it').to.equal(true);

@@ -56,7 +56,9 @@ class FakeNetwork implements MessagingNetwork {
   }
 }
 
-function setup(options: { paired?: { instanceId: string; connected: boolean }[]; canceled?: string[]; rejectCalls?: boolean; handover?: SessionHandover } = {}) {
+function setup(
+  options: { paired?: { instanceId: string; connected: boolean }[]; canceled?: string[]; rejectCalls?: boolean; handover?: SessionHandover; backoff?: { baseMs: number; maxMs: number } } = {},
+) {
   const network = new FakeNetwork();
   const recorded: SessionEvent[] = [];
   const cleared: string[] = [];
@@ -92,7 +94,7 @@ function setup(options: { paired?: { instanceId: string; connected: boolean }[];
     instances,
     sessions,
     logger: pino({ level: 'silent' }),
-    backoff: { baseMs: 40, maxMs: 1000 },
+    backoff: options.backoff ?? { baseMs: 40, maxMs: 1000 },
     random: () => 0.5,
     qrTimeoutMs: 2000,
     openTimeoutMs: 1000,
@@ -119,13 +121,16 @@ describe('session manager', () => {
     await tick();
     await network.last().open();
     network.last().close('restart_required', 515);
-    await waitFor(async () => network.connects.length === 2, 'reconnect', 100);
+    // No delay is asked for; the bound is only there to fail, not to measure (a loaded CI box).
+    await waitFor(async () => network.connects.length === 2, 'reconnect', 2000);
     expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionDisconnected']);
     await manager.shutdown();
   });
 
   it('backs off exponentially (with jitter) on a lost connection, and starts over once connected', async () => {
-    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }] });
+    // Delays large enough that a timer a few hundred ms late (a loaded CI box) cannot make
+    // attempt 1 look like attempt 4: 100, 200, 400, 800 ms.
+    const { manager, network, recorded } = setup({ paired: [{ instanceId: 'A', connected: false }], backoff: { baseMs: 200, maxMs: 5000 } });
     await manager.start();
     await tick();
     await network.last().open();
@@ -134,13 +139,13 @@ describe('session manager', () => {
       const closedAt = Date.now();
       network.last().close('connection_lost', 428);
       const before = network.connects.length;
-      await waitFor(async () => network.connects.length > before, 'reconnect', 2000);
+      await waitFor(async () => network.connects.length > before, 'reconnect', 5000);
       gaps.push(network.connects.at(-1)!.at - closedAt);
     }
-    // random 0.5 of a ceiling of 40, 80, 160 ms.
-    expect(gaps[0]).to.be.within(18, 1000);
-    expect(gaps[1]).to.be.within(38, 1000);
-    expect(gaps[2]).to.be.within(78, 1000);
+    // random 0.5 of a ceiling of 200, 400, 800 ms.
+    expect(gaps[0]).to.be.within(98, 3000);
+    expect(gaps[1]).to.be.within(198, 3000);
+    expect(gaps[2]).to.be.within(398, 3000);
     expect(gaps[2]!).to.be.greaterThan(gaps[0]!);
     // Recorded once, when it went down; the failed attempts in between are not news.
     expect(types(recorded)).to.deep.equal(['SessionConnected', 'SessionDisconnected']);
@@ -148,9 +153,9 @@ describe('session manager', () => {
     await network.last().open();
     const closedAt = Date.now();
     network.last().close('timed_out');
-    await waitFor(async () => network.connects.length === 5, 'reconnect', 2000);
-    // Attempt 1 again (20 ms), not attempt 4 (160 ms).
-    expect(network.connects.at(-1)!.at - closedAt).to.be.below(150);
+    await waitFor(async () => network.connects.length === 5, 'reconnect', 5000);
+    // Attempt 1 again (100 ms), not attempt 4 (800 ms).
+    expect(network.connects.at(-1)!.at - closedAt).to.be.below(600);
     await manager.shutdown();
   });
 

@@ -32,8 +32,12 @@ export async function status(api: Api, owner: TestAccount, instanceId: string): 
   return res.body.data;
 }
 
-/** Polls until the condition holds; read models are eventually consistent by design. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls until the condition holds; read models are eventually consistent by design.
+ * The default is generous because on a loaded 2-core CI machine log + projection work can
+ * take seconds; a condition that never holds still fails, just later.
+ */
+export async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

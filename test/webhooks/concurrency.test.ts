@@ -122,10 +122,12 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     const f = await harness.instance(fast.url, ['Message']);
     const started = Date.now();
     await burst(harness, [f.id], 20);
-    await waitFor(() => fast.received.length === 20, 'the fast host got everything', 3000);
+    // `took` includes 20 log appends, seconds on a loaded CI box; without the cap the fast host
+    // would wait out the 10 s attempt time limit of the hanging ones, which 8 s still tells apart.
+    await waitFor(() => fast.received.length === 20, 'the fast host got everything', 8000);
     const took = Date.now() - started;
     expect(slow.requests).to.equal(2);
     expect(slow.received).to.have.length(0);
-    expect(took).to.be.below(3000);
+    expect(took).to.be.below(8000);
   });
 });

@@ -137,6 +137,13 @@ describe('webhooks across a crash (SIGKILL)', function () {
     };
     for (let i = 0; i < total / 2; i++) await send(api, i);
     await waitFor(() => rx.received.length >= 30 && rx.inFlight >= 2, 'deliveries under way, several in flight', 30_000);
+    // The test needs answered deliveries recorded delivered at the kill: wait for that write
+    // itself rather than hope a fixed while is enough for it on a loaded machine.
+    await waitFor(
+      async () => ((await api('GET', `/instances/${instance.id}/webhook/deliveries?status=delivered`, { token: owner.jwt })).body.total as number) > 0,
+      'a delivery recorded delivered before the kill',
+      30_000,
+    );
     // Whatever is still in flight fills up to its bound before the kill.
     await new Promise((r) => setTimeout(r, 300));
     first.child.kill('SIGKILL');
