@@ -63,4 +63,15 @@ describe('RateLimits (token buckets)', () => {
     now += 500;
     limits.take('a', 'i9');
   });
+
+  it('takes a clock stepped back (the wall clock, corrected) as no time passed, not as a debt to wait out', () => {
+    let now = Date.UTC(2030, 0, 1, 12);
+    const limits = new RateLimits({ accountPerS: 2, instancePerS: 10 }, () => now);
+    for (let i = 0; i < 4; i++) limits.take('a');
+    now -= 3_600_000;
+    expect(() => limits.take('a')).to.throw(DomainError);
+    // Half a second after the step, a token is back, as it would be without the step.
+    now += 500;
+    limits.take('a');
+  });
 });
