@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../infra/worker-thread.js';
 
 /** The directories of the embedded stores, which a worker thread can open beside their owner. */
 export interface EmbeddedStorePaths {
@@ -35,7 +35,7 @@ export interface ThreadFold {
  * CPU work, and a rebuild of every model on one thread used one of the machine's cores.
  */
 export function foldOnThread(task: ThreadTask): ThreadFold {
-  const worker = startThread(task);
+  const worker = startWorker(import.meta.url, './thread-entry', task);
   const done = new Promise<{ malformed: MalformedEvent[] }>((resolve, reject) => {
     worker.once('message', (message: FromThread) => {
       if ('done' in message) resolve(message.done);
@@ -47,14 +47,4 @@ export function foldOnThread(task: ThreadTask): ThreadFold {
   // Awaited by the rebuild; until then a failure must not count as unhandled.
   done.catch(() => undefined);
   return { done };
-}
-
-/** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
-function startThread(task: ThreadTask): Worker {
-  const here = import.meta.url;
-  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./thread-entry.js', here), { workerData: task });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./thread-entry.ts', here).href;
-  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(source, { eval: true, workerData: task });
 }

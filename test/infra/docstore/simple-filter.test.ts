@@ -14,20 +14,29 @@ const VALUES: unknown[] = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false, null, [1
 const OPERANDS = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false];
 const OPS = ['$eq', '$ne', '$lt', '$lte', '$gt', '$gte'] as const;
 
+/** Filters the simple reading does not take, to start some random cases from. */
+const ODD_FILTERS: Filter[] = [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: new Date(0) }];
+
+/** A filter of equalities, $in and comparisons on a and b (a tenth from `odd`, when given), and a document. */
+function randomCase(seed: number, odd: readonly Filter[] = []): { filter: Filter; doc: Record<string, unknown> } {
+  const g = generator(seed);
+  const filter: Filter = odd.length > 0 && g.next() < 0.1 ? { ...g.pick(odd) } : { _id: 'd' };
+  for (const field of ['a', 'b']) {
+    if (g.next() < 0.3) continue;
+    if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
+    else if (g.next() < 0.25) filter[field] = { $in: Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => g.pick(OPERANDS)) };
+    else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
+  }
+  const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
+  for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+  return { filter, doc };
+}
+
 describe('simple filters (decided without compiling a query)', () => {
   it('agree with mingo on every document they decide, over random filters and documents', () => {
     let decided = 0;
     for (let seed = 1; seed <= 5000; seed++) {
-      const g = generator(seed);
-      const filter: Filter = { _id: 'd' };
-      for (const field of ['a', 'b']) {
-        if (g.next() < 0.3) continue;
-        if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
-        else if (g.next() < 0.25) filter[field] = { $in: Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => g.pick(OPERANDS)) };
-        else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
-      }
-      const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
-      for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+      const { filter, doc } = randomCase(seed);
       const test = compileSimpleFilter(filter);
       const verdict = test?.(doc);
       if (verdict === undefined) continue;
@@ -38,19 +47,9 @@ describe('simple filters (decided without compiling a query)', () => {
   });
 
   it('reads a filter as it is (isSimpleFilter, decideSimple) exactly as it compiles it, over random filters and documents', () => {
-    const odd = [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: new Date(0) }];
     let simple = 0;
     for (let seed = 1; seed <= 5000; seed++) {
-      const g = generator(seed);
-      const filter: Filter = g.next() < 0.1 ? { ...(g.pick(odd) as Filter) } : { _id: 'd' };
-      for (const field of ['a', 'b']) {
-        if (g.next() < 0.3) continue;
-        if (g.next() < 0.3) filter[field] = g.pick(OPERANDS);
-        else if (g.next() < 0.25) filter[field] = { $in: Array.from({ length: 1 + Math.floor(g.next() * 3) }, () => g.pick(OPERANDS)) };
-        else filter[field] = { [g.pick(OPS)]: g.pick(OPERANDS), ...(g.next() < 0.3 ? { [g.pick(OPS)]: g.pick(OPERANDS) } : {}) };
-      }
-      const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
-      for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+      const { filter, doc } = randomCase(seed, ODD_FILTERS);
       const compiled = compileSimpleFilter(filter);
       const where = `seed ${seed}: ${JSON.stringify(filter)} on ${JSON.stringify(doc)}`;
       expect(isSimpleFilter(filter), where).to.equal(compiled !== undefined);

@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../../infra/worker-thread.js';
 import type { PostSettings } from './axios-post.js';
 import type { PostAnswer, PostRequest, WebhookPost } from './port.js';
 import type { FromWorker, ToWorker } from './worker-entry.js';
@@ -110,7 +111,7 @@ export class WorkerPost implements WebhookPost {
   }
 
   private spawn(): Worker {
-    const worker = startThread(this.settings);
+    const worker = startWorker(import.meta.url, './worker-entry', this.settings);
     this.readySince = undefined;
     worker.on('message', (message: FromWorker) => {
       if ('ready' in message) this.readySince = performance.now();
@@ -147,14 +148,4 @@ export class WorkerPost implements WebhookPost {
     if (performance.now() - Math.max(oldest.at, this.readySince) < this.stall.afterMs) return;
     this.lose(this.worker, 'it stopped answering');
   }
-}
-
-/** From the built JavaScript as is; from the TypeScript sources (tests, bench) through tsx. */
-function startThread(settings: PostSettings): Worker {
-  const here = import.meta.url;
-  if (!new URL(here).pathname.endsWith('.ts')) return new Worker(new URL('./worker-entry.js', here), { workerData: settings });
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./worker-entry.ts', here).href;
-  const source = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(source, { eval: true, workerData: settings });
 }
