@@ -136,7 +136,7 @@ export class Rebuilder {
       this.progress.start(head);
       const apart = this.options.thread && models.length > 1 ? replaying.filter((r) => r.model.ownThread === true && r.staged) : [];
       const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
-      thread = apart.length > 0 && this.options.thread ? foldOnThread({ paths: this.options.thread, models: apart.map((r) => r.model.name), physical, upTo: head.toString() }) : undefined;
+      thread = apart.length > 0 && this.options.thread ? foldOnThread({ paths: this.options.thread, models: apart.map((r) => r.model.name), physical, upTo: head }) : undefined;
       const here = replaying.filter((r) => !apart.includes(r));
       let last = await this.foldInto(here, fresh, head, (position, n) => this.progress.advance(position, (count += n)));
       if (thread) {

@@ -12,7 +12,7 @@ import type { FromThread, MalformedEvent, ThreadTask } from './thread.js';
  * the named models up to the position given into their fresh collections, and says so.
  */
 async function run(task: ThreadTask): Promise<MalformedEvent[]> {
-  const upTo = BigInt(task.upTo);
+  const { upTo } = task;
   const log = openLogReader(task.paths.events);
   const inner = await EmbeddedDocumentStore.open({ path: task.paths.docs });
   try {

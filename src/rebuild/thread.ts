@@ -12,8 +12,8 @@ export interface ThreadTask {
   models: string[];
   /** Logical collection name → the fresh physical one being built. */
   physical: Record<string, string>;
-  /** The last log position to fold, as a decimal string (bigint does not cross threads). */
-  upTo: string;
+  /** The last log position to fold. */
+  upTo: bigint;
 }
 
 export interface MalformedEvent {
