@@ -4,7 +4,8 @@ import { BoundedMap } from '../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
 import type { Logger } from '../infra/logging/logger.js';
-import { RENDERED_EVENT_TYPES, renderEvent } from './bodies/render.js';
+import { RENDERED_EVENT_TYPES, webhookTypeOf } from './bodies/render.js';
+import { eventBody } from './bodies/body.js';
 import {
   HOOKS,
   deliveryId,
@@ -175,23 +176,23 @@ export class WebhookReactor implements Projection {
     const instanceId = idOfStream(event.streamId);
     const hook = this.hooks.get(instanceId);
     if (!hook || hook.lapsed || !hook.url) return NOTHING;
+    // The subscription first, by type alone: an event the hook does not take is never rendered.
+    const subscribed = webhookTypeOf(event.type);
+    if (!subscribed || !(hook.events.includes('All') || hook.events.includes(subscribed))) return NOTHING;
+    const seq = hook.seq + 1;
     let webhook;
     try {
-      webhook = renderEvent(event);
+      webhook = eventBody(event, instanceId, seq);
     } catch (err) {
       // One malformed event must not stall every instance's webhooks behind it.
       this.logger.error({ err, eventId: event.id, type: event.type }, 'event could not be rendered as a webhook; skipped');
       return NOTHING;
     }
-    if (!webhook || !(hook.events.includes('All') || hook.events.includes(webhook.type))) return NOTHING;
-    const { type, rendered } = webhook;
-
-    const seq = hook.seq + 1;
+    if (!webhook) return NOTHING;
+    const { type, body } = webhook;
     const id = deliveryId(event.id);
     const createdAt = occurredAt(event);
     const createdMs = Date.parse(createdAt);
-    const state = 'state' in rendered ? { state: rendered.state } : {};
-    const body = JSON.stringify({ id, type, instance_id: instanceId, seq, created_at: createdAt, event: rendered.event, ...state });
     const delivery: DeliveryDoc = {
       _id: id,
       event_id: event.id,

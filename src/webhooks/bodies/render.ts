@@ -92,6 +92,11 @@ const RENDERERS: Renderers = {
 /** Stored event types that become webhooks. */
 export const RENDERED_EVENT_TYPES: readonly string[] = Object.keys(RENDERERS);
 
+/** The webhook type a stored event type becomes, read without rendering (undefined: none). */
+export function webhookTypeOf(storedType: string): WebhookType | undefined {
+  return Object.hasOwn(RENDERERS, storedType) ? RENDERERS[storedType as SessionEventType]?.type : undefined;
+}
+
 /** The type-specific part of a body, without its type: `event`, and `state` for a ReadReceipt. */
 export type RenderedBody = RenderedEvent extends infer R ? (R extends unknown ? Omit<R, 'type'> : never) : never;
 

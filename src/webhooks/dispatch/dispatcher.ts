@@ -9,7 +9,7 @@ import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-rep
 import { DELIVERIES, type DeliveryDoc, type DeliveryStatus } from '../deliveries/documents.js';
 import { afterAttempt, dueNow, expired, saveOp, type Outcome } from '../deliveries/outcomes.js';
 import { HeldDeliveries } from './held-deliveries.js';
-import { everyLane, LaneLeases, type LaneOwnership } from './lane-claims.js';
+import { claimMarginMs, everyLane, LaneLeases, type LaneOwnership } from './lane-claims.js';
 import { LaneLoader } from './lane-loader.js';
 import { OutcomeWriter } from './outcome-writer.js';
 import { RetryLoader } from './retry-loader.js';
@@ -251,7 +251,7 @@ export class Dispatcher {
     }
     const claim = await this.claims.claim(DELIVERIES, doc._id, asRead);
     if (!claim) return null;
-    const margin = Math.min(2000, Math.floor(this.options.cluster.ttlMs / 4));
+    const margin = claimMarginMs(this.options.cluster.ttlMs);
     const left = claim.until - this.options.cluster.clock.now().getTime() - margin;
     if (left <= 0) {
       void claim.release().catch(() => undefined);

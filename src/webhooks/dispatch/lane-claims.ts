@@ -64,7 +64,7 @@ export class LaneLeases implements LaneOwnership {
 
   /** A margin before the lapse: an attempt is aborted then, and none starts within it. */
   private get marginMs(): number {
-    return Math.min(2000, Math.floor(this.o.ttlMs / 4));
+    return claimMarginMs(this.o.ttlMs);
   }
 
   owns(instanceId: string): boolean {
@@ -170,4 +170,12 @@ export class LaneLeases implements LaneOwnership {
     held.abort.abort();
     this.o.lost(instanceId);
   }
+}
+
+/**
+ * How long before a claim or lane lease lapses its holder stops: an attempt is aborted then, and
+ * none starts within it. One margin for lanes and retries alike, so neither outlives the other.
+ */
+export function claimMarginMs(ttlMs: number): number {
+  return Math.min(2000, Math.floor(ttlMs / 4));
 }
