@@ -294,6 +294,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     events: backends.events,
     recorder,
     connection: (id) => manager.connection(id),
+    isConnected: (id) => manager.isConnected(id),
     pacer,
     clock,
     logger: logger.child({ module: 'sends' }),

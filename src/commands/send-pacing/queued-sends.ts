@@ -19,6 +19,8 @@ export interface QueuedSendsOptions {
   recorder: SessionRecorder;
   /** The instance's live connection, or a not_connected DomainError. */
   connection: (instanceId: string) => NetworkConnection;
+  /** Whether the instance's session is open in this process (asked for every queued send on every pass). */
+  isConnected: (instanceId: string) => boolean;
   pacer: SendPacer;
   clock: Clock;
   logger: Logger;
@@ -99,12 +101,7 @@ export class QueuedSends {
     if (!this.claims.shared) return true;
     if (this.claims.heldElsewhere(send)) return false;
     if (now - send.queued_ms >= (this.o.horizonMs ?? 86_400_000)) return true;
-    try {
-      this.o.connection(send.instance_id);
-      return true;
-    } catch {
-      return false;
-    }
+    return this.o.isConnected(send.instance_id);
   }
 
   private async run(send: QueuedSendDoc): Promise<void> {
