@@ -17,7 +17,9 @@ export class SignOut {
   /** Revokes the token when it is a live one of ours; anything else has nothing left to end. */
   async end(accessToken: string, requestId: string): Promise<void> {
     const now = this.clock.now();
-    const claims = this.jwt.known(accessToken, now) ?? (await this.jwt.verify(accessToken, now));
+    // `known` answers null for a token it knows to be dead: verifying that again is wasted work.
+    const known = this.jwt.known(accessToken, now);
+    const claims = known !== undefined ? known : await this.jwt.verify(accessToken, now);
     if (!claims) return;
     const { accountId, jti } = claims;
     try {
