@@ -65,12 +65,18 @@ function originOf(address: string): string | null {
   }
 }
 
+/** Whether a header of this message is for one hop only: a standard one, or one its Connection header names. */
+function hopByHop(headers: IncomingHttpHeaders): (name: string) => boolean {
+  const named = new Set(String(headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+  return (name) => HOP_BY_HOP.has(name) || named.has(name);
+}
+
 /** Request headers as the owner should see them: end-to-end ones only, and the hop mark. */
 function forwardedHeaders(headers: IncomingHttpHeaders, nodeId: string, requestId: string | undefined): Record<string, string | string[]> {
-  const named = new Set(String(headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+  const hop = hopByHop(headers);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name) || name === FORWARDED_BY) continue;
+    if (value === undefined || hop(name) || name === FORWARDED_BY) continue;
     out[name] = value;
   }
   out[FORWARDED_BY] = nodeId;
@@ -135,9 +141,9 @@ export class ForwardToOwner {
       throw this.unavailable('the node holding this session does not answer; retry shortly');
     }
     ctx.status = answer.statusCode;
-    const named = new Set(String(answer.headers.connection ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean));
+    const hop = hopByHop(answer.headers);
     for (const [name, value] of Object.entries(answer.headers)) {
-      if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+      if (value === undefined || hop(name)) continue;
       ctx.set(name, value);
     }
     if (answer.statusCode === 204 || answer.statusCode === 304 || ctx.method === 'HEAD') {
