@@ -13,6 +13,7 @@ type AliasDoc = { _id: string; physical: string };
  */
 export class AliasedDocumentStore implements DocumentStore {
   private aliases = new Map<string, string>();
+  private readonly handles = new Map<string, Collection>();
 
   private constructor(readonly inner: DocumentStore) {}
 
@@ -47,7 +48,14 @@ export class AliasedDocumentStore implements DocumentStore {
    * look-up of every request) follow a swap made while the gateway runs.
    */
   collection<T extends Document = Document>(name: string): Collection<T> {
-    const at = () => this.inner.collection<T>(this.physical(name));
+    // One handle per name, made once: every read and write of the gateway asks for one.
+    let handle = this.handles.get(name);
+    if (!handle) this.handles.set(name, (handle = this.handle(name)));
+    return handle as Collection<T>;
+  }
+
+  private handle(name: string): Collection {
+    const at = () => this.inner.collection(this.physical(name));
     return {
       name,
       findOne: (filter) => at().findOne(filter),
