@@ -1,3 +1,4 @@
+import { Query } from 'mingo';
 import { compileMatcher, decideSimple, isSimpleFilter } from '../infra/docstore/embedded/simple-filter.js';
 import type { Document, Filter, Update } from '../infra/docstore/port.js';
 
@@ -132,8 +133,8 @@ export class FoldedCollection {
  */
 function matcherOf(filter: Filter): (doc: Document) => boolean {
   if (!isSimpleFilter(filter)) return compileMatcher(filter);
-  let engine: ((doc: Document) => boolean) | undefined;
-  return (doc) => decideSimple(filter, doc) ?? (engine ??= compileMatcher(filter))(doc);
+  let engine: Query | undefined;
+  return (doc) => decideSimple(filter, doc) ?? (engine ??= new Query(filter)).test(doc);
 }
 
 /** A step of the walk from a filter's equality fields to its index (FoldedCollection.matching). */

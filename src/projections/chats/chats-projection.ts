@@ -2,7 +2,7 @@ import type { NetworkMessage, SessionEventData } from '../../domain/session/even
 import type { Document, DocumentStore, Update, WriteOp } from '../../infra/docstore/port.js';
 import type { Projection } from '../projection.js';
 import { idOfStream } from '../../domain/streams.js';
-import { mergeOnPair, pairsOf } from './lid-merge.js';
+import { chatKey as key, mergeOnPair, pairsOf, phoneOf } from './lid-merge.js';
 
 export const CHATS = 'chats';
 
@@ -43,14 +43,12 @@ export interface ChatDoc extends Document {
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
 type Changes = SessionEventData<'ChatUpdated'>['changes'];
 
-const key = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 const isLid = (jid: string) => jid.endsWith('@lid');
 /**
  * Which document holds a chat. A LID names its own document; a phone or group jid the one showing
  * that jid, which is a LID's document once the pair folded it (see lid-fold below).
  */
 export const chatFilter = (instanceId: string, jid: string) => (isLid(jid) ? { _id: key(instanceId, jid) } : { instance_id: instanceId, jid });
-const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
 
 /**
  * The chat list is ours to keep (the network library stores nothing): a reducer over history

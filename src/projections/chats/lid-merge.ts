@@ -5,6 +5,11 @@ import { APPLIED } from '../idempotent-writes.js';
 import type { ReadDocs } from '../projection.js';
 import type { ChatDoc } from './chats-projection.js';
 
+/** A chat's _id: the instance and the jid it was first seen under. */
+export const chatKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+/** The phone number of a phone jid (device suffix dropped); '' for any other jid. */
+export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
+
 /** The phone↔LID pairs an event tells, once each (a LID or a phone jid met twice is one pair). */
 export function pairsOf(event: RecordedEvent): { pn: string; lid: string }[] {
   let pairs: { pn: string; lid: string }[];
@@ -23,6 +28,8 @@ export function pairsOf(event: RecordedEvent): { pn: string; lid: string }[] {
     default:
       return [];
   }
+  // Nearly every message names no pair: asked for each chats event, live and in a rebuild.
+  if (pairs.length === 0) return pairs;
   const seen = new Set<string>();
   return pairs.filter((p) => p.lid.endsWith('@lid') && p.pn.endsWith('@s.whatsapp.net') && !seen.has(p.lid) && !seen.has(p.pn) && (seen.add(p.lid), seen.add(p.pn)));
 }
@@ -63,17 +70,16 @@ export function mergeChats(a: ChatDoc, b: ChatDoc): ChatDoc {
  * second report) answers no writes, and the plain fold does the rest.
  */
 export async function mergeOnPair(instanceId: string, pn: string, lid: string, read: ReadDocs, chats: string): Promise<WriteOp[]> {
-  const [lidChat] = (await read(chats, { _id: `${instanceId}:${lid}`, jid: lid })) as ChatDoc[];
+  const [lidChat] = (await read(chats, { _id: chatKey(instanceId, lid), jid: lid })) as ChatDoc[];
   if (!lidChat) return [];
   const phoneChats = (await read(chats, { instance_id: instanceId, jid: pn })) as ChatDoc[];
   if (phoneChats.length === 0) return [];
   const merged = phoneChats.reduce(mergeChats, lidChat);
   // The runner's own marks (idempotent writes) belong to the documents they were written on.
   const { [APPLIED]: _marks, ...doc } = merged as ChatDoc & { [APPLIED]?: unknown };
-  const phone = pn.slice(0, pn.indexOf('@')).split(':')[0] ?? '';
   return [
     // Relabel with the merged values first: a crash between the two writes leaves two rows, not a lost one.
-    { collection: chats, op: 'replaceOne', filter: { _id: lidChat._id, jid: lid }, doc: { ...doc, _id: lidChat._id, instance_id: instanceId, jid: pn, phone, lid } },
+    { collection: chats, op: 'replaceOne', filter: { _id: lidChat._id, jid: lid }, doc: { ...doc, _id: lidChat._id, instance_id: instanceId, jid: pn, phone: phoneOf(pn), lid } },
     ...phoneChats.map((p): WriteOp => ({ collection: chats, op: 'deleteOne', filter: { _id: p._id } })),
   ];
 }
