@@ -48,7 +48,7 @@ function sessionEvent(instanceId: string, i: number): EventData {
     : { id: randomUUID(), type: 'MessageReceived', data: { message, upsert: 'notify' }, metadata: meta(instanceId) };
 }
 
-export async function fillLog(events: EmbeddedEventStore): Promise<void> {
+async function fillLog(events: EmbeddedEventStore): Promise<void> {
   for (let n = 0; n < INSTANCES; n++) {
     const id = `3EBENCH${String(n).padStart(23, '0')}`;
     await events.append(`instance-${id}`, [{ id: randomUUID(), type: 'InstanceCreated', data: { instance_id: id, account_id: 'acc_bench', name: `bench ${n}`, token_hash: `h${n}`, webhook_secret_sealed: 's', reject_calls: false, auto_read_messages: false, labels: {}, billing_status: 'TRIALING', expired_at: '2030-01-08T00:00:00.000Z' }, metadata: meta(id) }], 'any');

@@ -25,17 +25,17 @@ export async function openBackends(config: Config): Promise<Backends> {
   let events: EventStore | undefined;
   try {
     // The embedded stores create their files inside folders that are already private, then get 0600 files.
-    const embedded = [...(config.EVENTSTORE_URL ? [] : [join(config.DATA_DIR, 'events')]), ...(config.MONGODB_URL ? [] : [join(config.DATA_DIR, 'docs')])];
+    const paths = { events: join(config.DATA_DIR, 'events'), docs: join(config.DATA_DIR, 'docs') };
+    const embedded = [...(config.EVENTSTORE_URL ? [] : [paths.events]), ...(config.MONGODB_URL ? [] : [paths.docs])];
     await Promise.all(embedded.map((dir) => privateDir(dir)));
     events = await openEventStore(config);
     const docs = await openDocumentStore(config);
     await Promise.all(embedded.map((dir) => privateTree(dir)));
     const opened = events;
-    const both = config.EVENTSTORE_URL === undefined && config.MONGODB_URL === undefined;
     return {
       events,
       docs,
-      ...(both ? { embedded: { events: join(config.DATA_DIR, 'events'), docs: join(config.DATA_DIR, 'docs') } } : {}),
+      ...(embedded.length === 2 ? { embedded: paths } : {}),
       async close() {
         await Promise.allSettled([opened.close(), docs.close()]);
         await unlock();

@@ -8,7 +8,7 @@ import { checksum } from './checksum.js';
 import type { Progress } from './progress.js';
 import type { ReadModel } from './read-models.js';
 import { StagedFold } from './staged-fold.js';
-import { foldOnThread, type EmbeddedStorePaths, type ThreadFold } from './thread.js';
+import { foldOnThread, type EmbeddedStorePaths, type MalformedEvent } from './thread.js';
 
 export interface Checksum {
   sha256: string;
@@ -122,7 +122,7 @@ export class Rebuilder {
     const names = models.map((m) => m.name);
     let paused = false;
     let swapped = false;
-    let thread: ThreadFold | undefined;
+    let thread: Promise<{ malformed: MalformedEvent[] }> | undefined;
     this.reported.clear();
     try {
       const replaying = replayingOf(models);
@@ -134,13 +134,16 @@ export class Rebuilder {
       const started = performance.now();
       let count = 0;
       this.progress.start(head);
-      const apart = this.options.thread && models.length > 1 ? replaying.filter((r) => r.model.ownThread === true && r.staged) : [];
-      const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
-      thread = apart.length > 0 && this.options.thread ? foldOnThread({ paths: this.options.thread, models: apart.map((r) => r.model.name), physical, upTo: head }) : undefined;
+      const paths = this.options.thread;
+      const apart = paths && models.length > 1 ? replaying.filter((r) => r.model.ownThread === true && r.staged) : [];
+      if (paths && apart.length > 0) {
+        const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
+        thread = foldOnThread({ paths, models: apart.map((r) => r.model.name), physical, upTo: head });
+      }
       const here = replaying.filter((r) => !apart.includes(r));
       let last = await this.foldInto(here, fresh, head, (position, n) => this.progress.advance(position, (count += n)));
       if (thread) {
-        for (const m of (await thread.done).malformed) {
+        for (const m of (await thread).malformed) {
           if (this.reported.has(m.id)) continue;
           this.reported.add(m.id);
           this.malformed(m, m.reason);
@@ -189,7 +192,7 @@ export class Rebuilder {
     } catch (err) {
       // A thread still folding would write into collections about to be emptied: it is let
       // finish (its fold is bounded), not cut off inside a write transaction.
-      await thread?.done.catch(() => undefined);
+      await thread?.catch(() => undefined);
       if (!swapped) {
         // The old models still serve: the projections go on with them, the half-built ones go.
         if (paused) await this.live.resume(names);

@@ -9,7 +9,7 @@ import type { Progress } from './progress.js';
 import { selectReadModels } from './read-models.js';
 import { Rebuilder, type RebuildResult, type RebuildStats } from './rebuilder.js';
 
-export { selectReadModels, UnknownReadModelError } from './read-models.js';
+export { UnknownReadModelError } from './read-models.js';
 
 export class NodesRunningError extends Error {}
 

@@ -25,16 +25,12 @@ export interface MalformedEvent {
 
 export type FromThread = { done: { malformed: MalformedEvent[] } } | { failed: string };
 
-export interface ThreadFold {
-  /** Resolves once the thread has written its models' folded documents and closed its stores. */
-  readonly done: Promise<{ malformed: MalformedEvent[] }>;
-}
-
 /**
  * Folds some read models' part of a rebuild on a worker thread (see thread-entry.ts): the fold is
- * CPU work, and a rebuild of every model on one thread used one of the machine's cores.
+ * CPU work, and a rebuild of every model on one thread used one of the machine's cores. Resolves
+ * once the thread has written its models' folded documents and closed its stores.
  */
-export function foldOnThread(task: ThreadTask): ThreadFold {
+export function foldOnThread(task: ThreadTask): Promise<{ malformed: MalformedEvent[] }> {
   const worker = startWorker(import.meta.url, './thread-entry', task);
   const done = new Promise<{ malformed: MalformedEvent[] }>((resolve, reject) => {
     worker.once('message', (message: FromThread) => {
@@ -46,5 +42,5 @@ export function foldOnThread(task: ThreadTask): ThreadFold {
   });
   // Awaited by the rebuild; until then a failure must not count as unhandled.
   done.catch(() => undefined);
-  return { done };
+  return done;
 }
