@@ -1,3 +1,4 @@
+import { repeat } from './repeat.js';
 import type { Logger } from 'pino';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';
@@ -71,9 +72,7 @@ export class LeasedProjections implements ProjectionProgress {
     await this.readStored();
     await this.round();
     const every = (ms: number, job: () => Promise<void>) => {
-      const timer = setInterval(() => void job().catch((err: unknown) => this.o.logger.warn({ err }, 'projection lease round failed')), ms);
-      timer.unref();
-      this.timers.push(timer);
+      this.timers.push(repeat(ms, job, (err) => this.o.logger.warn({ err }, 'projection lease round failed')));
     };
     every(Math.max(50, Math.floor(this.o.ttlMs / 10)), () => this.round());
     every(Math.max(20, Math.floor(this.o.ttlMs / 20)), async () => {

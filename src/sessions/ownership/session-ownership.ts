@@ -1,3 +1,4 @@
+import { repeat } from '../../cluster/repeat.js';
 import type { Logger } from 'pino';
 import type { Leases } from '../../cluster/leases.js';
 import { isLapsed } from '../../domain/instance/billing.js';
@@ -68,9 +69,7 @@ export class SessionOwnership implements SessionHandover {
     this.control = control;
     const { ttlMs } = this.o;
     const every = (ms: number, job: () => Promise<void>) => {
-      const timer = setInterval(() => void job().catch((err: unknown) => this.o.logger.warn({ err }, 'session ownership round failed')), ms);
-      timer.unref();
-      this.timers.push(timer);
+      this.timers.push(repeat(ms, job, (err) => this.o.logger.warn({ err }, 'session ownership round failed')));
     };
     every(Math.max(50, Math.floor(ttlMs / 4)), () => this.renewAll());
     // The watchdog runs on its own, so a renewal hung on a dead database still closes on time.
