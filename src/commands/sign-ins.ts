@@ -8,16 +8,14 @@ import { accessTokensProjection } from '../projections/accounts/access-tokens-pr
 import type { ReadYourWrites } from './read-your-writes.js';
 
 export type SignInMethod = SignInEvent['data']['method'];
-export type IssuedVia = 'api' | 'web_app';
+type SucceededData = Extract<SignInEvent, { type: 'SignInSucceeded' }>['data'];
+export type IssuedVia = NonNullable<SucceededData['via']>;
 
-/** The access token a successful sign-in issued, as the registry keeps it (never the token). */
-export interface IssuedToken {
-  jti: string;
-  via: IssuedVia;
-  user_agent: string;
-  expires_at: string;
-  generation: number;
-}
+/**
+ * The access token a successful sign-in issued, as the registry keeps it (never the token): the
+ * event's token fields, every one present (they are optional only on sign-ins from before).
+ */
+export type IssuedToken = Required<Pick<SucceededData, 'jti' | 'via' | 'user_agent' | 'expires_at' | 'generation'>>;
 
 /** What sign-in tells the audit trail: once per answered attempt on a known account. */
 export interface SignInRecorder {
