@@ -32,11 +32,13 @@ describe('web app: active access tokens in the account area (in chromium)', func
     expect((await t.api('GET', '/account', { token: server })).status, 'the revoked token is refused at once').to.equal(401);
     expect((await t.api('GET', '/account', { token: account.jwt })).status, 'the others keep working').to.equal(200);
 
+    // The cookie as it was before the revoke: a copy kept elsewhere must open nothing afterwards.
+    const cookie = (await context.cookies()).find((c) => c.name === 'gw_session');
+    expect(cookie?.value, 'the signed-in browser holds its session cookie').to.be.a('string');
+    expect((await t.api('GET', '/account', { headers: { cookie: `gw_session=${cookie?.value}` } })).status).to.equal(200);
     await mine.getByRole('button', { name: 'Revoke and sign out (this session)' }).click();
     await page.getByLabel('E-mail').waitFor();
-    // The browser's cookie no longer opens anything.
-    const cookie = (await context.cookies()).find((c) => c.name === 'gw_session');
-    if (cookie?.value) expect((await t.api('GET', '/account', { headers: { cookie: `gw_session=${cookie.value}` } })).status).to.equal(401);
+    expect((await t.api('GET', '/account', { headers: { cookie: `gw_session=${cookie?.value}` } })).status, 'the revoked cookie is refused').to.equal(401);
     await page.goto(`${t.gateway.url}/app/account`);
     await page.getByLabel('E-mail').waitFor();
     expect(await page.getByRole('heading', { name: 'Active access tokens' }).count()).to.equal(0);
