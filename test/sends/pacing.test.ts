@@ -40,13 +40,13 @@ describe('send pacing over HTTP (sandbox)', function () {
       const got = await inbox(t, owner, them.phone);
       expect(got.map((m) => m.text)).to.deep.equal(['p1', 'p2', 'p3', 'p4']);
       expect(got.map((m) => m.message_id)).to.deep.equal(answers.map((a) => a.body.data.message_id));
-      // Spaced at the rate: 120 a minute is one every 500 ms. The first gap is measured from
-      // before p1 was asked for (its turn was taken then); the queued ones take their turn once
-      // recorded, so each later gap is 500 ms or more from MessageSent to MessageSent.
+      // Spaced at the rate: 120 a minute is one every 500 ms, so the n-th send's turn comes 500 ms
+      // per send after p1's (taken after beforeP1), and it is recorded after its turn. Measured from
+      // that start, not between records: one send slower than the next under load narrows a gap
+      // between records below 500 ms while the turns kept the pace.
       const sent = (await t.gateway.events.readStream(`session-${id}`)).filter((e) => e.type === 'MessageSent').map((e) => e.created.getTime());
       expect(sent).to.have.length(4);
-      expect(sent[1]! - beforeP1, 'gap 1, from the turn p1 took').to.be.at.least(500);
-      for (let i = 2; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!, `gap ${i}`).to.be.at.least(450);
+      for (let i = 1; i < sent.length; i++) expect(sent[i]! - beforeP1, `send ${i + 1}, from before p1`).to.be.at.least(500 * i);
     } finally {
       await t.stop();
     }
