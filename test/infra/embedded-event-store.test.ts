@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open, type Database } from 'lmdb';
 import { EmbeddedEventStore, type EmbeddedEventStoreOptions } from '../../src/infra/eventstore/embedded/embedded-event-store.js';
+import { openLogReader } from '../../src/infra/eventstore/embedded/log-reader.js';
 import type { EventData, RecordedEvent } from '../../src/infra/eventstore/port.js';
 import { eventStoreContract, type ManualClock } from '../contract/event-store.contract.js';
 import type { AckLine } from '../fixtures/event-store-crash-writer.js';
@@ -218,6 +219,51 @@ describe('EmbeddedEventStore', () => {
     }
     await after.close();
     expect(dropped, 'the legacy event-id index').to.equal(undefined);
+  });
+
+  it('stores events by shared shape, and still reads the events a version before it stored with their field names', async () => {
+    const created = clock.now();
+    const old = event('Old', { text: 'before', nested: { a: 1 } });
+    const legacy = open({ path: dir, maxDbs: 8 });
+    const legacyLog = legacy.openDB<object, number>({ name: 'log' });
+    await legacy.transaction(() => {
+      legacyLog.putSync(0, { ...old, streamId: 's', revision: 0, created });
+      legacy.openDB<number, [string, number]>({ name: 'streams' }).putSync(['s', 0], 0);
+      legacy.openDB<number, string>({ name: 'heads' }).putSync('s', 0);
+      legacy.openDB<number, string>({ name: 'state' }).putSync('lastPosition', 0);
+    });
+    await legacy.close();
+
+    const s = await openStore();
+    const same = event('Old', { text: 'after', nested: { a: 2 } });
+    const fresh = event('New', { other: true, list: [{ b: 'x' }] });
+    await s.append('s', [same, fresh], 0n);
+    const all = await s.readAll();
+    expect(all.map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data]);
+
+    // A second reader of the log (as a rebuild thread opens one) meets a shape first written after it read.
+    const reader = openLogReader(dir);
+    const later = event('Later', { shape: 'unseen', n: 3 });
+    try {
+      expect((await reader.readAll({ upTo: 2n })).map((e) => e.id)).to.deep.equal([old.id, same.id, fresh.id]);
+      await s.append('s', [later], 2n);
+      expect((await reader.readAll({ after: 2n, upTo: 3n }))[0]?.data).to.deep.equal(later.data);
+    } finally {
+      await reader.close();
+    }
+
+    await s.close();
+    store = undefined;
+    const raw = open({ path: dir, maxDbs: 8, readOnly: true });
+    try {
+      const bytes = raw.openDB<object, number>({ name: 'log' }).getBinary(1);
+      // An event that spells its field names out starts with a record definition (msgpack ext 0x72).
+      expect(bytes?.subarray(0, 2).toString('hex'), 'the new event names its shape by number').to.not.equal('d472');
+      expect(raw.openDB<object, number>({ name: 'log' }).getBinary(0)?.subarray(0, 2).toString('hex'), 'the legacy event').to.equal('d472');
+    } finally {
+      await raw.close();
+    }
+    expect((await (await openStore()).readAll()).map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data, later.data]);
   });
 
   it('rejects malformed input before writing anything', async () => {
