@@ -1,5 +1,5 @@
 import { ObjectId } from 'bson';
-import { defineIndex, indexEntries, sameDefinition, sameKeys, type IndexDef } from '../../../src/infra/docstore/embedded/index-keys.js';
+import { defineIndex, indexEntries, sameDefinition, sameKeys, valuePrefix, type IndexDef } from '../../../src/infra/docstore/embedded/index-keys.js';
 import { compileMatcher } from '../../../src/infra/docstore/embedded/simple-filter.js';
 import { sortDocuments } from '../../../src/infra/docstore/embedded/sort.js';
 import type { Document, Filter, IndexSpec, SortSpec } from '../../../src/infra/docstore/port.js';
@@ -153,7 +153,7 @@ export class MemoryCollection {
 
 function keysOf(def: IndexDef, doc: Doc): string[] {
   // The embedded key codec takes string ids; an ObjectId mongod invented keys by its text.
-  return indexEntries(def, { ...doc, _id: idKey(doc._id) }).entries.map((e) => e.valuePrefix.toString('hex'));
+  return indexEntries(def, { ...doc, _id: idKey(doc._id) }).entries.map((e) => valuePrefix(e).toString('hex'));
 }
 
 function keyValue(spec: IndexSpec, doc: Doc): Doc {

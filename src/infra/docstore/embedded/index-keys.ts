@@ -24,8 +24,11 @@ export interface IndexDef {
 export interface IndexEntry {
   /** prefix + encoded values + _id: one LMDB key per (values, document). */
   key: Buffer;
-  /** prefix + encoded values: the range a unique index must keep to one document. */
-  valuePrefix: Buffer;
+  /**
+   * How many bytes of `key` are prefix + encoded values: the range a unique index must keep to
+   * one document (valuePrefix). A length, not a second buffer: only unique indexes read it.
+   */
+  valueLength: number;
   values: unknown[];
 }
 
@@ -75,6 +78,9 @@ function samePartial(a: Filter | undefined, b: Filter | undefined): boolean {
 /** What a removed document, or one a partial filter leaves out, has in an index. */
 export const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 
+/** The entry's key up to its values: every entry of a unique index with these values starts with it. */
+export const valuePrefix = (entry: IndexEntry): Buffer => entry.key.subarray(0, entry.valueLength);
+
 /** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
 export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
   if (def.partial && !def.partial.holds(doc)) return NO_ENTRIES;
@@ -93,7 +99,7 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
   for (const values of combinations) {
     const builder = new KeyBuilder(def.prefix);
     values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
-    const valuePrefix = builder.build();
+    const valueLength = builder.size;
     const key = builder.tail(doc._id).build();
     // Only an array can repeat a combination; one combination needs no bookkeeping.
     if (combinations.length > 1) {
@@ -101,7 +107,7 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
       if (seen.has(id)) continue;
       seen.add(id);
     }
-    entries.push({ key, valuePrefix, values });
+    entries.push({ key, valueLength, values });
   }
   return { entries, multikey: fields.some((f) => f.throughArray) };
 }
@@ -121,8 +127,8 @@ function singleEntry(def: IndexDef, doc: Document): DocumentEntries | undefined 
     values.push(value ?? null);
   }
   const builder = new KeyBuilder(def.prefix);
-  values.forEach((v, i) => builder.value(v, (def.keys[i] as readonly [string, 1 | -1])[1]));
-  const valuePrefix = builder.build();
+  for (let i = 0; i < values.length; i++) builder.value(values[i], (def.keys[i] as readonly [string, 1 | -1])[1]);
+  const valueLength = builder.size;
   const key = builder.tail(doc._id).build();
-  return { entries: [{ key, valuePrefix, values }], multikey: false };
+  return { entries: [{ key, valueLength, values }], multikey: false };
 }

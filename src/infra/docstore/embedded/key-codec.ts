@@ -8,6 +8,8 @@ import { Rank, typeRank } from './value-order.js';
 
 /** LMDB's key size limit with the default page size. */
 const MAX_KEY_BYTES = 1978;
+/** Strings up to this length are tried as ASCII first (see writeAscii). */
+const SHORT_STRING = 128;
 
 export class KeyBuilder {
   /** Written bytes are [0, length); the buffer grows as needed. */
@@ -16,7 +18,9 @@ export class KeyBuilder {
 
   constructor(prefix?: Uint8Array) {
     const size = prefix?.length ?? 0;
-    this.bytes = Buffer.allocUnsafe(size + 64);
+    // Room for a typical index key (a few ids and numbers) without growing: small buffers come
+    // from Node's shared pool, and growing meant a second buffer and a copy for most keys.
+    this.bytes = Buffer.allocUnsafe(size + 256);
     if (prefix) this.bytes.set(prefix, 0);
     this.length = size;
   }
@@ -28,6 +32,7 @@ export class KeyBuilder {
 
   /** Unescaped UTF-8, only valid as the last part of a key. */
   tail(s: string): this {
+    if (this.writeAscii(s)) return this;
     this.reserveUtf8(s, 0);
     this.length += this.bytes.write(s, this.length, 'utf8');
     return this;
@@ -43,6 +48,11 @@ export class KeyBuilder {
 
   clone(): KeyBuilder {
     return new KeyBuilder(this.bytes.subarray(0, this.length));
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.length;
   }
 
   /** The key so far. Later writes to this builder never change it. */
@@ -144,8 +154,33 @@ export class KeyBuilder {
     }
   }
 
+  /**
+   * A short string of ASCII without NUL (ids, jids, names of fields), whose UTF-8 bytes are its
+   * char codes, written here: a call into the native encoder cost more than the copy. Answers
+   * false, having written nothing that counts, for any other string.
+   */
+  private writeAscii(s: string): boolean {
+    const n = s.length;
+    if (n > SHORT_STRING) return false;
+    this.reserve(n + 2);
+    const bytes = this.bytes;
+    const at = this.length;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c === 0 || c > 0x7f) return false;
+      bytes[at + i] = c;
+    }
+    this.length = at + n;
+    return true;
+  }
+
   /** UTF-8 with 0x00 escaped as 00 FF and a 00 00 terminator: prefix-free and order-preserving. */
   private writeString(s: string): void {
+    if (this.writeAscii(s)) {
+      this.push(0);
+      this.push(0);
+      return;
+    }
     this.reserveUtf8(s, 2);
     const start = this.length;
     const written = this.bytes.write(s, start, 'utf8');

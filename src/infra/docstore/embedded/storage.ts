@@ -3,7 +3,7 @@ import { BoundedMap } from '../../bounded-map.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
-import { indexEntries, NO_ENTRIES, type IndexDef, type IndexEntry } from './index-keys.js';
+import { indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
 import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
@@ -257,7 +257,7 @@ export class Storage {
 
   private addEntry(def: IndexDef, entry: IndexEntry, id: string): void {
     if (def.unique) {
-      for (const other of this.scanIndex(prefixRange(entry.valuePrefix), false, 0, 2)) {
+      for (const other of this.scanIndex(prefixRange(valuePrefix(entry)), false, 0, 2)) {
         if (other !== id) throw new DuplicateKeyError(def.collection, `${def.name} dup key: ${describe(entry.values)}`);
       }
     }
