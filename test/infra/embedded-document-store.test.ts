@@ -3,6 +3,7 @@ import { Query } from 'mingo';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open, type DatabaseOptions } from 'lmdb';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
 import { KeyBuilder } from '../../src/infra/docstore/embedded/key-codec.js';
 import { Storage } from '../../src/infra/docstore/embedded/storage.js';
@@ -51,6 +52,38 @@ describe('EmbeddedDocumentStore', () => {
     }));
     await store.batch(docs.map((doc) => ({ collection: 'chats', op: 'insertOne' as const, doc })));
   }
+
+  it('stores documents by shared shape, and still reads documents a version before it stored as maps', async () => {
+    await store.close();
+    const legacy = open({ path: dir });
+    const raw = legacy.openDB<Document, Buffer>({ name: 'documents', keyEncoding: 'binary', encoder: { encodeUndefinedAsNil: true, useRecords: false } } as DatabaseOptions & { name: string });
+    const key = (id: string) => new KeyBuilder().string('things').tail(id).build();
+    await raw.put(key('old'), { _id: 'old', n: 1, nested: { a: [1, 'x'] } });
+    await legacy.close();
+
+    store = await EmbeddedDocumentStore.open({ path: dir });
+    const things = store.collection('things');
+    await things.insertOne({ _id: 'new', n: 2, nested: { a: [2, 'y'] } });
+    await things.insertMany([{ _id: 'newer', n: 3, nested: { a: [] } }]);
+    await things.updateOne({ _id: 'old' }, { $set: { n: 10 } });
+    expect(await things.find({}, { sort: { _id: 1 } })).to.deep.equal([
+      { _id: 'new', n: 2, nested: { a: [2, 'y'] } },
+      { _id: 'newer', n: 3, nested: { a: [] } },
+      { _id: 'old', n: 10, nested: { a: [1, 'x'] } },
+    ]);
+    await store.close();
+
+    const after = open({ path: dir, readOnly: true });
+    try {
+      const bytes = after.openDB<Document, Buffer>({ name: 'documents', keyEncoding: 'binary' }).getBinary(key('newer'));
+      // A map starts with 0x8N (fixmap) or 0xde; a document naming its shared shape, with its id.
+      expect(bytes?.[0], 'the stored form of a new document').to.be.within(0x40, 0x7f);
+    } finally {
+      await after.close();
+    }
+    store = await EmbeddedDocumentStore.open({ path: dir });
+    expect(await store.collection('things').count()).to.equal(3);
+  });
 
   it('keeps data and indexes across a reopen', async () => {
     const users = store.collection('users');

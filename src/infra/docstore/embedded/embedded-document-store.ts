@@ -21,8 +21,9 @@ export function openStorage(root: RootDatabase): Storage {
     sharedStructuresKey: Buffer.from([0]),
     // MongoDB's drivers store undefined as null; msgpackr does the same with this flag. Room for
     // many shapes (a document with fields of its own, such as labels, adds one); past it a shape
-    // is spelled out in the document, as every one was before.
-    encoder: { encodeUndefinedAsNil: true, maxSharedStructures: 2048 },
+    // is spelled out in the document, as every one was before. A document stored as a map must
+    // still decode as an object: msgpackr decodes maps as Maps once records are on, unless told.
+    encoder: { encodeUndefinedAsNil: true, maxSharedStructures: 2048, mapsAsObjects: true },
   };
   const docs: Database<Document, Buffer> = root.openDB(docsOptions);
   const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
