@@ -91,12 +91,12 @@ function ensure(instanceId: string, jid: string): WriteOp {
   return { collection: CHATS, op: 'updateOne', filter: chatFilter(instanceId, jid), update: { $setOnInsert: fields }, upsert: true };
 }
 
-const update = (instanceId: string, jid: string, u: Update, extra: Record<string, unknown> = {}): WriteOp => ({
-  collection: CHATS,
-  op: 'updateOne',
-  filter: { ...chatFilter(instanceId, jid), ...extra },
-  update: u,
-});
+function update(instanceId: string, jid: string, u: Update, extra?: Record<string, unknown>): WriteOp {
+  // Filled in place (a fresh filter each time): a rebuild builds several per message.
+  const filter: Record<string, unknown> = chatFilter(instanceId, jid);
+  if (extra) for (const field in extra) filter[field] = extra[field];
+  return { collection: CHATS, op: 'updateOne', filter, update: u };
+}
 
 /**
  * Moves the last-message fields forward only: an older message arriving late changes nothing.
@@ -162,7 +162,10 @@ function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): Writ
   const readState: Update | undefined = !live ? undefined : m.from_me ? { $set: { messages_unread: 0, marked_as_unread: false } } : { $inc: { messages_unread: 1 } };
   // The newest message (nearly always) moves the last-message fields and the read state in one
   // write; one older than the chat's newest, arriving late, changes the read state alone.
-  const newest: Update = { $set: { ...lastMessageFields(m), ...readState?.$set }, ...(readState?.$inc ? { $inc: readState.$inc } : {}) };
+  const set = lastMessageFields(m);
+  const newest: Update = { $set: set };
+  if (readState?.$set) Object.assign(set, readState.$set);
+  if (readState?.$inc) newest.$inc = readState.$inc;
   const ops = [ensure(instanceId, m.chat), update(instanceId, m.chat, newest, { last_message_timestamp_ms: { $lte: atMs } })];
   if (readState) ops.push(update(instanceId, m.chat, readState, { last_message_timestamp_ms: { $gt: atMs } }));
   if (!m.from_me && !m.is_group && m.push_name) ops.push(update(instanceId, m.chat, { $set: { name: m.push_name } }, { name: '' }));
@@ -219,11 +222,11 @@ export const chatsProjection: Projection = {
       }
       case 'MessageReceived': {
         const d = event.data;
-        return [...foldMessagePair(instanceId, d.message), ...fromMessage(instanceId, d.message, d.upsert === 'notify')];
+        return withPair(instanceId, d.message, fromMessage(instanceId, d.message, d.upsert === 'notify'));
       }
       case 'MessageSent': {
         const m = event.data.message;
-        return [...foldMessagePair(instanceId, m), ...fromMessage(instanceId, m, true)];
+        return withPair(instanceId, m, fromMessage(instanceId, m, true));
       }
       case 'LidMappingLearned':
         return event.data.pairs.flatMap((p) => foldLid(instanceId, p.pn, p.lid));
@@ -285,6 +288,12 @@ function foldLid(instanceId: string, pn: string, lid: string): WriteOp[] {
     { collection: CHATS, op: 'updateOne', filter: { _id: key(instanceId, lid), jid: lid }, update: { $set: { jid: pn, phone: phoneOf(pn), lid } } },
     { collection: CHATS, op: 'updateMany', filter: { instance_id: instanceId, jid: pn }, update: { $set: { lid } } },
   ];
+}
+
+/** A message's writes after the fold of the pair it reveals, if any (nearly every message reveals none). */
+function withPair(instanceId: string, m: NetworkMessage, writes: WriteOp[]): WriteOp[] {
+  const pair = foldMessagePair(instanceId, m);
+  return pair.length === 0 ? writes : pair.concat(writes);
 }
 
 /** The pair a 1:1 message reveals: its chat's phone jid beside the chat's LID. */

@@ -8,7 +8,12 @@ import type { ChatDoc } from './chats-projection.js';
 /** A chat's _id: the instance and the jid it was first seen under. */
 export const chatKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 /** The phone number of a phone jid (device suffix dropped); '' for any other jid. */
-export const phoneOf = (jid: string) => (jid.endsWith('@s.whatsapp.net') ? jid.slice(0, jid.indexOf('@')).split(':')[0] ?? '' : '');
+export function phoneOf(jid: string): string {
+  if (!jid.endsWith('@s.whatsapp.net')) return '';
+  const at = jid.indexOf('@');
+  const device = jid.indexOf(':');
+  return jid.slice(0, device >= 0 && device < at ? device : at);
+}
 
 /** The phone↔LID pairs an event tells, once each (a LID or a phone jid met twice is one pair). */
 export function pairsOf(event: RecordedEvent): { pn: string; lid: string }[] {
