@@ -205,39 +205,24 @@ class HashIndex {
 
   /** The _id or _ids whose fields equal the filter's (every field of the index is a string in it). */
   lookup(filter: Filter): string | Set<string> | undefined {
-    let key: string;
-    if (this.fields.length === 1) {
-      key = filter[this.fields[0] as string] as string;
-      if (key.includes(SEPARATOR)) return undefined;
-    } else {
-      const values: string[] = [];
-      for (const field of this.fields) values.push(filter[field] as string);
-      const joinedKey = joined(values);
-      if (joinedKey === undefined) return undefined;
-      key = joinedKey;
-    }
-    return this.keyed.get(key);
+    const key = this.keyOf(filter);
+    return key === undefined ? undefined : this.keyed.get(key);
   }
 
-  private keyOf(doc: Document): string | undefined {
-    if (this.fields.length === 1) {
-      const value = doc[this.fields[0] as string];
-      return typeof value === 'string' && !value.includes(SEPARATOR) ? value : undefined;
+  /**
+   * The fields' values joined by the separator; undefined when one is not a string or holds the
+   * separator (such a document is kept aside). Joined as they are read: the fold asks this several
+   * times per event, and an array to join was garbage each time.
+   */
+  private keyOf(doc: Document | Filter): string | undefined {
+    let key = '';
+    for (let i = 0; i < this.fields.length; i++) {
+      const value = doc[this.fields[i] as string];
+      if (typeof value !== 'string' || value.includes(SEPARATOR)) return undefined;
+      key = i === 0 ? value : key + SEPARATOR + value;
     }
-    const values: string[] = [];
-    for (const field of this.fields) {
-      const value = doc[field];
-      if (typeof value !== 'string') return undefined;
-      values.push(value);
-    }
-    return joined(values);
+    return key;
   }
 }
 
 const SEPARATOR = '\u0000';
-
-/** The values as one key; undefined when one holds the separator (then the document is kept aside). */
-function joined(values: readonly string[]): string | undefined {
-  for (const value of values) if (value.includes(SEPARATOR)) return undefined;
-  return values.join(SEPARATOR);
-}
