@@ -8,14 +8,13 @@ import { RENDERED_EVENT_TYPES, webhookTypeOf } from './bodies/render.js';
 import { eventBody } from './bodies/body.js';
 import {
   HOOKS,
-  deliveryId,
   ensureDeliveryIndexes,
   type DeliveryDoc,
   type HookDoc,
 } from './deliveries/documents.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
 import { saveOp } from './deliveries/outcomes.js';
-import { occurredAt, type Projection } from '../projections/projection.js';
+import type { Projection } from '../projections/projection.js';
 import { idOfStream } from '../domain/streams.js';
 
 /** Comfortably more than one runner batch (500), the most a failed commit makes it replay. */
@@ -189,9 +188,7 @@ export class WebhookReactor implements Projection {
       return NOTHING;
     }
     if (!webhook) return NOTHING;
-    const { type, body } = webhook;
-    const id = deliveryId(event.id);
-    const createdAt = occurredAt(event);
+    const { type, body, id, createdAt } = webhook;
     const createdMs = Date.parse(createdAt);
     const delivery: DeliveryDoc = {
       _id: id,

@@ -4,6 +4,7 @@ import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
 import { typedEvent } from '../../domain/recorded.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { eventBody } from '../../webhooks/bodies/body.js';
+import { webhookTypeOf } from '../../webhooks/bodies/render.js';
 
 export interface StreamLimits {
   /** Bodies sent and not acknowledged before the stream pauses. */
@@ -126,6 +127,9 @@ export class RealtimeStream {
 
   private handle(event: RecordedEvent, seq: number): void {
     this.cursor = seq;
+    // The subscription first, by type alone: an event the client does not take is never rendered.
+    const subscribed = webhookTypeOf(event.type);
+    if (!subscribed || !(this.types.has('All') || this.types.has(subscribed))) return;
     let rendered;
     try {
       const typed = typedEvent(event);
@@ -135,7 +139,7 @@ export class RealtimeStream {
       this.logger.error({ err, eventId: event.id }, 'event could not be rendered for the realtime stream; skipped');
       return;
     }
-    if (!rendered || !(this.types.has('All') || this.types.has(rendered.type))) return;
+    if (!rendered) return;
     if (this.sent.length === 0) this.lastProgressMs = this.now();
     this.sent.push(seq);
     this.ws.send(rendered.body);

@@ -9,11 +9,21 @@ import type { WebhookType } from './schemas.js';
  * created_at, event, state?}`, for every channel that delivers events (webhooks, the realtime
  * stream); each channel numbers its own `seq`. Null for an event that is not delivered.
  */
-export function eventBody(event: RecordedEvent, instanceId: string, seq: number): { type: WebhookType; body: string } | null {
+export function eventBody(event: RecordedEvent, instanceId: string, seq: number): EventBody | null {
   const webhook = renderEvent(event);
   if (!webhook) return null;
   const { type, rendered } = webhook;
+  const id = deliveryId(event.id);
+  const createdAt = occurredAt(event);
   const state = 'state' in rendered ? { state: rendered.state } : {};
-  const body = JSON.stringify({ id: deliveryId(event.id), type, instance_id: instanceId, seq, created_at: occurredAt(event), event: rendered.event, ...state });
-  return { type, body };
+  const body = JSON.stringify({ id, type, instance_id: instanceId, seq, created_at: createdAt, event: rendered.event, ...state });
+  return { type, body, id, createdAt };
+}
+
+/** A rendered body with the id and time it carries, which a delivery records beside it. */
+export interface EventBody {
+  type: WebhookType;
+  body: string;
+  id: string;
+  createdAt: string;
 }
