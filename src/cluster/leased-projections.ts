@@ -1,4 +1,4 @@
-import { repeat } from './repeat.js';
+import { repeat } from '../infra/repeat.js';
 import type { Logger } from 'pino';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';

@@ -1,6 +1,7 @@
 import { conflict, DomainError } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import type { SecretBox } from '../../infra/crypto/secret-box.js';
+import { repeat } from '../../infra/repeat.js';
 import { DuplicateKeyError, type Collection, type Document, type DocumentStore } from '../../infra/docstore/port.js';
 
 export const IDEMPOTENCY_KEYS = 'idempotency_keys';
@@ -106,7 +107,6 @@ export class IdempotencyStore {
 
 /** Sweeps expired keys every `intervalMs` (unref'd); returns the stop. Reads treat an expired key as absent anyway. */
 export function sweepPeriodically(store: IdempotencyStore, intervalMs: number, onError: (err: unknown) => void): () => void {
-  const timer = setInterval(() => void store.sweep().catch(onError), intervalMs);
-  timer.unref();
+  const timer = repeat(intervalMs, () => store.sweep(), onError);
   return () => clearInterval(timer);
 }

@@ -8,6 +8,7 @@ import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient } from '../por
 import { Pump } from '../../infra/pump.js';
 import { HELPDESK_JOBS, HELPDESK_LINKS, linkId, type JobDoc, type LinkDoc } from './jobs.js';
 import type { ImportHistory } from './import-history.js';
+import { repeat } from '../../infra/repeat.js';
 import type { ToHelpdesk } from './to-helpdesk.js';
 import { UndeliverableReply, type ToWhatsApp } from './to-whatsapp.js';
 
@@ -219,7 +220,5 @@ export class HelpdeskBridge {
 function keepClaimed(claim: Claim, nowMs: number, onError: (err: unknown) => void): NodeJS.Timeout | undefined {
   const lifeMs = claim.until - nowMs;
   if (!Number.isFinite(lifeMs)) return undefined;
-  const timer = setInterval(() => void claim.renew().catch(onError), Math.max(100, Math.floor(lifeMs / 3)));
-  timer.unref();
-  return timer;
+  return repeat(Math.max(100, Math.floor(lifeMs / 3)), () => claim.renew(), onError);
 }

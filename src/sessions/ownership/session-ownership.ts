@@ -1,4 +1,4 @@
-import { repeat } from '../../cluster/repeat.js';
+import { repeat } from '../../infra/repeat.js';
 import type { Logger } from 'pino';
 import type { Leases } from '../../cluster/leases.js';
 import { isLapsed } from '../../domain/instance/billing.js';
