@@ -29,7 +29,7 @@ export const ControlAnswer = Type.Union([
   Type.Object({ progress: Type.Literal('end'), events: Type.Integer(), seconds: Type.Number() }),
   Type.Object({
     results: Type.Array(Type.Object({ name: Type.String(), before: ChecksumSchema, after: ChecksumSchema })),
-    stats: Type.Object({ events: Type.Integer(), seconds: Type.Number() }),
+    stats: Type.Object({ events: Type.Integer(), seconds: Type.Number(), onThread: Type.Array(Type.String()) }),
   }),
   Type.Object({ error: Type.String(), unknown: Type.Optional(Type.Boolean()) }),
 ]);

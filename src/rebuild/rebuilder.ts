@@ -26,6 +26,8 @@ export interface RebuildResult {
 export interface RebuildStats {
   events: number;
   seconds: number;
+  /** The models folded on a worker thread (see RebuilderOptions.thread); none when all were here. */
+  onThread: string[];
 }
 
 /**
@@ -136,9 +138,10 @@ export class Rebuilder {
       this.progress.start(head);
       const paths = this.options.thread;
       const apart = paths && models.length > 1 ? replaying.filter((r) => r.model.ownThread === true && r.staged) : [];
+      const onThread = apart.map((r) => r.model.name);
       if (paths && apart.length > 0) {
         const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
-        thread = foldOnThread({ paths, models: apart.map((r) => r.model.name), physical, upTo: head });
+        thread = foldOnThread({ paths, models: onThread, physical, upTo: head });
       }
       const here = replaying.filter((r) => !apart.includes(r));
       let last = await this.foldInto(here, fresh, head, (position, n) => this.progress.advance(position, (count += n)));
@@ -188,7 +191,7 @@ export class Rebuilder {
       for (const m of models) results.push({ name: m.name, before: await checksum(old, m.collections), after: after.get(m.name) as Checksum });
       if (this.options.dropAfterMs) await new Promise((resolve) => setTimeout(resolve, this.options.dropAfterMs));
       for (const r of renames) await this.empty(r.old);
-      return { results, stats: { events: count, seconds } };
+      return { results, stats: { events: count, seconds, onThread } };
     } catch (err) {
       // A thread still folding would write into collections about to be emptied: it is let
       // finish (its fold is bounded), not cut off inside a write transaction.

@@ -31,6 +31,7 @@ export async function runRebuild(config: Config, names: readonly string[], progr
   const remote = await rebuildInGateway(config.DATA_DIR, models.map((m) => m.name), progress);
   const outcome: RebuildOutcome = remote ? { ...remote, where: 'gateway' } : { ...(await offline(config, models, progress)), where: 'offline' };
   write(outcome.where === 'gateway' ? 'rebuilt by the running gateway, which kept serving' : 'rebuilt with the gateway stopped');
+  if (outcome.stats.onThread.length > 0) write(`folded on a worker thread beside the others: ${outcome.stats.onThread.join(', ')}`);
   write('read model   documents  checksum before                                                   checksum after');
   for (const r of outcome.results) {
     const same = r.before.sha256 === r.after.sha256 ? 'same' : 'CHANGED';

@@ -55,13 +55,15 @@ describe('rebuild with a model folded on its own thread', function () {
       malformed: (event) => told.push(event.id),
       ...(thread ? { thread: { events: join(dir, 'events'), docs: join(dir, 'docs') } } : {}),
     });
-    const { results } = await rebuilder.rebuild(selectReadModels(names));
-    return { told, after: Object.fromEntries(results.map((r) => [r.name, r.after])) };
+    const { results, stats } = await rebuilder.rebuild(selectReadModels(names));
+    return { told, onThread: stats.onThread, after: Object.fromEntries(results.map((r) => [r.name, r.after])) };
   }
 
   it('builds the same documents as one thread does, and tells of the malformed event once', async () => {
     const alone = await rebuild(['chats', 'history', 'stats'], false);
     const apart = await rebuild(['chats', 'history', 'stats'], true);
+    expect(alone.onThread).to.deep.equal([]);
+    expect(apart.onThread, 'chats was folded on the thread').to.deep.equal(['chats']);
     expect(apart.after).to.deep.equal(alone.after);
     expect(alone.after.chats?.documents).to.equal(37);
     expect(apart.told).to.deep.equal([brokenId]);
@@ -69,6 +71,7 @@ describe('rebuild with a model folded on its own thread', function () {
 
   it('tells of a malformed event only the thread met (no model on this one reads its type)', async () => {
     const apart = await rebuild(['chats', 'instances'], true);
+    expect(apart.onThread, 'chats was folded on the thread').to.deep.equal(['chats']);
     expect(apart.told).to.deep.equal([brokenId]);
     expect(apart.after.chats?.documents).to.equal(37);
   });

@@ -8,7 +8,7 @@ import { silentProgress } from '../../src/rebuild/progress.js';
 import { READ_MODELS } from '../../src/rebuild/read-models.js';
 import { runRebuild } from '../../src/rebuild/run.js';
 import { pairedInstance, phoneSends } from '../support/chats.js';
-import { newAccount, startTestGateway, testBackendsFor, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newAccount, onTestServers, startTestGateway, testBackendsFor, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
 
@@ -31,7 +31,8 @@ describe('npm run rebuild', () => {
   }
 
   // On the gateways' backends: their test servers when TEST_DOCSTORE / TEST_EVENTSTORE are set.
-  const rebuild = async (names: string[] = []) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env, ...(await testBackendsFor(dir)) }), names, silentProgress, () => {});
+  const written: string[] = [];
+  const rebuild = async (names: string[] = []) => runRebuild(loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...env, ...(await testBackendsFor(dir)) }), names, silentProgress, (line) => written.push(line));
 
   before(async function () {
     this.timeout(20_000);
@@ -64,6 +65,10 @@ describe('npm run rebuild', () => {
     const counted = Object.fromEntries(first.results.map((r) => [r.name, r.after.documents]));
     for (const name of ['accounts', 'instances', 'sessions', 'groups', 'chats', 'history', 'stats']) expect(counted[name], name).to.be.greaterThan(0);
     expect(first.stats.events).to.be.greaterThan(20);
+    // On the embedded stores (no test servers named) chats folds on a worker thread, and says so.
+    const embedded = !onTestServers();
+    expect(first.stats.onThread).to.deep.equal(embedded ? ['chats'] : []);
+    expect(written.includes('folded on a worker thread beside the others: chats')).to.equal(embedded);
     const second = await rebuild(['history', 'stats']);
     expect(second.results.map((r) => [r.name, r.after.sha256])).to.deep.equal(first.results.filter((r) => ['history', 'stats'].includes(r.name)).map((r) => [r.name, r.after.sha256]));
   });
