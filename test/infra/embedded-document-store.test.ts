@@ -85,6 +85,30 @@ describe('EmbeddedDocumentStore', () => {
     expect(await store.collection('things').count()).to.equal(3);
   });
 
+  it('forgets a document shape saved by a write that rolled back: the same shape written next reads back after a reopen', async () => {
+    const things = store.collection('things');
+    await things.insertOne({ _id: 'taken', kind: 'first' });
+    // The first insert saves the new shape { _id, p, q }, the second fails: the write rolls back.
+    const failed = await store
+      .batch([
+        { collection: 'things', op: 'insertOne', doc: { _id: 'lost', p: 1, q: 2 } },
+        { collection: 'things', op: 'insertOne', doc: { _id: 'taken', kind: 'again' } },
+      ])
+      .catch((err: unknown) => err);
+    expect(failed).to.be.instanceOf(DuplicateKeyError);
+    await things.insertOne({ _id: 'kept', p: 3, q: 4 });
+    await store.close();
+    store = await EmbeddedDocumentStore.open({ path: dir });
+    expect(await store.collection('things').findOne({ _id: 'kept' })).to.deep.equal({ _id: 'kept', p: 3, q: 4 });
+    // Another new shape saved after the reopen does not take the number of the kept one's.
+    await store.collection('things').insertOne({ _id: 'later', m: 'x', n: 'y' });
+    expect(await store.collection('things').find({}, { sort: { _id: 1 } })).to.deep.equal([
+      { _id: 'kept', p: 3, q: 4 },
+      { _id: 'later', m: 'x', n: 'y' },
+      { _id: 'taken', kind: 'first' },
+    ]);
+  });
+
   it('keeps data and indexes across a reopen', async () => {
     const users = store.collection('users');
     await users.createIndex({ name: 'uniq_email', keys: { email: 1 }, unique: true });

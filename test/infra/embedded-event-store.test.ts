@@ -265,6 +265,27 @@ describe('EmbeddedEventStore', () => {
     expect((await (await openStore()).readAll()).map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data, later.data]);
   });
 
+  it('forgets an event shape saved by a batch that aborted: the same shape appended next reads back after a reopen', async () => {
+    const s = await openStore();
+    await s.append('s', [event('First', { a: 1 })], 'no_stream');
+    // Fault injection: the batch writes the event, saving its new shape, then fails before it
+    // commits (as only a bug would make it), so everything it wrote rolls back.
+    const { storage } = Reflect.get(s, 'context') as { storage: { state: { putSync: (...args: unknown[]) => unknown } } };
+    const putSync = storage.state.putSync;
+    storage.state.putSync = () => {
+      throw new Error('injected');
+    };
+    const failed = await s.append('s', [event('Lost', { p: 1, q: 2 })], 0n).catch((err: unknown) => err);
+    storage.state.putSync = putSync;
+    expect(String(failed)).to.match(/injected/);
+    const kept = event('Kept', { p: 3, q: 4 });
+    await s.append('s', [kept], 0n);
+    const reopened = await openStore();
+    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }]);
+    await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n);
+    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
+  });
+
   it('rejects malformed input before writing anything', async () => {
     const s = await openStore();
     const bad: Array<[string, EventData[]]> = [

@@ -124,6 +124,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
         this.storage.beginWrite();
         try {
           return this.root.transactionSync(() => work(this.storage));
+        } catch (error) {
+          // Rolled back with any document shape it saved: read the shapes again before the next
+          // write of this batch encodes one (see forgetUnsavedShapes).
+          this.storage.forgetUnsavedShapes();
+          throw error;
         } finally {
           written = this.storage.endWrite();
         }
@@ -132,6 +137,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     } finally {
       // lmdb renews its read snapshot before it resolves a commit, so from here on reads see it.
       if (written) this.storage.settle(written, committed);
+      if (!committed) this.storage.forgetUnsavedShapes();
     }
     // With overlappingSync a commit resolves before its fsync; `flushed` waits for the fsync.
     if (durable) await this.root.flushed;

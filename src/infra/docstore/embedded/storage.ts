@@ -1,5 +1,6 @@
 import type { Database, RangeOptions } from 'lmdb';
 import { BoundedMap } from '../../bounded-map.js';
+import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
@@ -76,6 +77,11 @@ export class Storage {
     private readonly index: Database<string, Buffer>,
     readonly catalog: IndexCatalog,
   ) {}
+
+  /** After a write that did not commit: the document shapes are read again from what was saved. */
+  forgetUnsavedShapes(): void {
+    forgetUnsavedShapes(this.docs);
+  }
 
   /** The store calls these around the work of each write transaction. */
   beginWrite(): void {

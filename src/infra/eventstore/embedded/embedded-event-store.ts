@@ -24,6 +24,7 @@ import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
 import { UnindexedEvents } from './unindexed.js';
+import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 
 export interface EmbeddedEventStoreOptions {
   /** Directory of the LMDB environment; created if missing. */
@@ -79,6 +80,8 @@ export class EmbeddedEventStore implements EventStore {
         return () => {
           this.context.unindexed.dropAfter(before);
           this.context.tail.dropAfter(before);
+          // The batch's events are gone, and any event shape it saved with them.
+          forgetUnsavedShapes(storage.log);
         };
       },
     });
