@@ -109,6 +109,8 @@ const VERSION = '1.0.0';
 
 export interface GatewayOptions {
   clock?: Clock;
+  /** What the request rate limits measure time with (default `performance.now`: never stepped, unlike the clock). */
+  monotonicMs?: () => number;
   ids?: IdGenerator;
   logger?: Logger;
   /** Webhook knobs with production defaults (tests shorten the retention sweep interval). */
@@ -373,6 +375,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     extraRoutes,
     openApiExtras: webhookOpenApi(),
     idempotency,
+    ...(options.monotonicMs ? { monotonicMs: options.monotonicMs } : {}),
     ...(toOwner ? { toOwner: toOwner.middleware } : {}),
     metrics: { metrics, endpoint: { ...(config.METRICS_TOKEN ? { token: config.METRICS_TOKEN } : {}), elsewhere: config.METRICS_PORT !== undefined } },
   });

@@ -33,9 +33,11 @@ export interface AppOptions {
   idempotency: IdempotencyStore;
   /** Many nodes: sends requests of `liveSession` routes to the node owning the session (middleware/forward-to-owner). */
   toOwner?: Middleware;
+  /** The rate limits' time source (RateLimits' default when absent); tests move it by hand. */
+  monotonicMs?: () => number;
 }
 
-export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [], openApiExtras, idempotency, toOwner }: AppOptions): Koa {
+export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [], openApiExtras, idempotency, toOwner, monotonicMs }: AppOptions): Koa {
   let document: unknown;
   const routes: AnyRoute[] = [];
   routes.push(
@@ -56,8 +58,7 @@ export function buildApp({ deps, jwt, tokens, logger, metrics, extraRoutes = [],
   app.use(requestContext(logger));
   const methods = methodChecks(routes);
   app.use(methods.literal);
-  // The gateway's clock, so a test that owns it decides how much the buckets refill.
-  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S }, () => deps.clock.now().getTime());
+  const limits = new RateLimits({ accountPerS: deps.config.RATE_LIMIT_ACCOUNT_PER_S, instancePerS: deps.config.RATE_LIMIT_INSTANCE_PER_S }, monotonicMs);
   app.use(dispatchByShape(routes, (group) => buildRouter(group, auth, deps.config.BODY_LIMIT_BYTES, idempotency, limits, toOwner)));
   app.use(methods.fallback);
   return app;

@@ -51,9 +51,7 @@ export class RateLimits {
       this.buckets.set(key, bucket);
       return bucket;
     }
-    // The gateway's clock is the wall clock: one stepped back counts as no time passed (a debt
-    // of an hour's refill would refuse the account for an hour), and refilling goes on from there.
-    bucket.tokens = Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * ratePerS);
+    bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.at) / 1000) * ratePerS);
     bucket.at = now;
     return bucket;
   }
