@@ -62,6 +62,11 @@ export interface RebuilderOptions {
    * beside the others on this one (the fold is CPU work; one thread used one of the cores).
    */
   thread?: EmbeddedStorePaths;
+  /**
+   * Folded documents written per transaction at the end of the replay; by default few while a
+   * gateway serves (see SERVING_CHUNK), many otherwise. A thread is handed its owner's.
+   */
+  writeStep?: number;
 }
 
 /** Log events read per step; each step's writes of every read model commit in one batch. */
@@ -72,7 +77,7 @@ const CHUNK = 5_000;
  */
 const SERVING_CHUNK = 500;
 
-/** Folded documents written per transaction at the end of the replay. */
+/** Folded documents written per transaction at the end of the replay, with no gateway serving. */
 const STAGED_STEP = 10_000;
 
 /** Documents removed per transaction when an old model is emptied. */
@@ -93,6 +98,7 @@ type Replaying = { model: ReadModel; projection: Projection; staged: boolean; ap
 export class Rebuilder {
   private readonly live: LiveProjections;
   private readonly chunk: number;
+  private readonly writeStep: number;
   /** Malformed events told of in this rebuild: the thread's are told only when this one skipped them unseen. */
   private readonly reported = new Set<string>();
   private readonly malformed: (event: Pick<RecordedEvent, 'id' | 'type' | 'streamId'>, reason: string) => void;
@@ -105,6 +111,8 @@ export class Rebuilder {
   ) {
     this.live = options.live ?? NO_LIVE_PROJECTIONS;
     this.chunk = options.live ? SERVING_CHUNK : CHUNK;
+    // Each write holds LMDB's one writer, and runs on the thread that answers requests.
+    this.writeStep = options.writeStep ?? (options.live ? SERVING_CHUNK : STAGED_STEP);
     this.malformed =
       options.malformed ?? ((event, reason) => process.stderr.write(`malformed stored event skipped: ${event.type} ${event.id} in ${event.streamId}: ${reason}\n`));
   }
@@ -141,7 +149,7 @@ export class Rebuilder {
       const onThread = apart.map((r) => r.model.name);
       if (paths && apart.length > 0) {
         const physical = Object.fromEntries(renames.filter((r) => apart.some((a) => a.model.collections.includes(r.logical))).map((r) => [r.logical, r.physical]));
-        thread = foldOnThread({ paths, models: onThread, physical, upTo: head });
+        thread = foldOnThread({ paths, models: onThread, physical, upTo: head, writeStep: this.writeStep });
       }
       const here = replaying.filter((r) => !apart.includes(r));
       let last = await this.foldInto(here, fresh, head, (position, n) => this.progress.advance(position, (count += n)));
@@ -335,7 +343,7 @@ export class Rebuilder {
       let step: Document[] = [];
       for (const doc of docs) {
         step.push(doc);
-        if (step.length >= STAGED_STEP) {
+        if (step.length >= this.writeStep) {
           await fresh.collection(collection).insertMany(step);
           step = [];
         }

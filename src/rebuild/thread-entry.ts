@@ -25,6 +25,7 @@ async function run(task: ThreadTask): Promise<MalformedEvent[]> {
     };
     const rebuilder = new Rebuilder(source, fresh, silentProgress, {
       malformed: (event, reason) => malformed.push({ id: event.id, type: event.type, streamId: event.streamId, reason }),
+      writeStep: task.writeStep,
     });
     await rebuilder.foldUpTo(selectReadModels(task.models), fresh, upTo);
     return malformed;

@@ -14,6 +14,8 @@ export interface ThreadTask {
   physical: Record<string, string>;
   /** The last log position to fold. */
   upTo: bigint;
+  /** Folded documents per write transaction (RebuilderOptions.writeStep). */
+  writeStep: number;
 }
 
 export interface MalformedEvent {
