@@ -1,5 +1,4 @@
-import { Query } from 'mingo';
-import { compileMatcher, decideSimple, isSimpleFilter } from '../infra/docstore/embedded/simple-filter.js';
+import { matcherNow } from '../infra/docstore/embedded/simple-filter.js';
 import type { Document, Filter, Update } from '../infra/docstore/port.js';
 
 /**
@@ -57,7 +56,7 @@ export class FoldedCollection {
     if (typeof filter._id === 'string') {
       const doc = this.docs.get(filter._id);
       if (!doc) return [];
-      return Object.keys(filter).length === 1 || matcherOf(filter)(doc) ? [doc] : [];
+      return Object.keys(filter).length === 1 || matcherNow(filter)(doc) ? [doc] : [];
     }
     // The filter's shape (its equality fields in order) picks the index, walked without building
     // a key: a rebuild asks this several times per event.
@@ -74,14 +73,14 @@ export class FoldedCollection {
     }
     const found: Document[] = [];
     if (equalities === 0) {
-      const test = matcherOf(filter);
+      const test = matcherNow(filter);
       for (const doc of this.docs.values()) if (test(doc)) found.push(doc);
     } else {
       const index = (node.index ??= this.index(equalityFields(filter)));
       // A keyed candidate equals the filter on the index's fields; when those are the whole
       // filter, it matches without a test (the common `{instance_id, jid}`). Else the filter
       // decides, compiled at once so that a malformed one throws as the store's does.
-      let test = index.fields.length === fields ? undefined : matcherOf(filter);
+      let test = index.fields.length === fields ? undefined : matcherNow(filter);
       const keyed = index.lookup(filter);
       if (typeof keyed === 'string') {
         const doc = this.docs.get(keyed) as Document;
@@ -94,7 +93,7 @@ export class FoldedCollection {
       }
       for (const id of index.aside) {
         const doc = this.docs.get(id) as Document;
-        if ((test ??= matcherOf(filter))(doc)) found.push(doc);
+        if ((test ??= matcherNow(filter))(doc)) found.push(doc);
       }
     }
     // In _id order, as the store hands them out: an updateOne or deleteOne that matches several
@@ -123,18 +122,6 @@ export class FoldedCollection {
     }
     return index;
   }
-}
-
-/**
- * The store's matcher (compileMatcher), but a simple filter is read as it is rather than compiled
- * into conditions first: the fold tests a fresh filter or two per event. The query engine still
- * decides what the simple reading leaves open, and a filter it does not take is compiled at once,
- * so a malformed one throws as the store's does.
- */
-function matcherOf(filter: Filter): (doc: Document) => boolean {
-  if (!isSimpleFilter(filter)) return compileMatcher(filter);
-  let engine: Query | undefined;
-  return (doc) => decideSimple(filter, doc) ?? (engine ??= new Query(filter)).test(doc);
 }
 
 /** A step of the walk from a filter's equality fields to its index (FoldedCollection.matching). */

@@ -91,6 +91,21 @@ export function decideSimple(filter: Filter, doc: Record<string, unknown>): bool
   return true;
 }
 
+/**
+ * compileMatcher for a filter tested now against a few documents and then dropped (a rebuild's
+ * fold tests a fresh one or two per event): a simple filter is read as it is, not copied and
+ * compiled into conditions first. The query engine still decides what the simple reading leaves
+ * open, and a filter it does not take is compiled at once, so a malformed one throws alike.
+ */
+export function matcherNow(filter: Filter): (doc: Record<string, unknown>) => boolean {
+  if (!isSimpleFilter(filter)) {
+    const query = new Query(filter);
+    return (doc) => query.test(doc);
+  }
+  let query: Query | undefined;
+  return (doc) => decideSimple(filter, doc) ?? (query ??= new Query(filter)).test(doc);
+}
+
 /** Decides simple filters directly and compiles a mingo query only when one is needed. */
 export function compileMatcher(filter: Filter): (doc: Record<string, unknown>) => boolean {
   const simple = compileSimpleFilter(filter);
