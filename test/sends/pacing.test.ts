@@ -44,7 +44,10 @@ describe('send pacing over HTTP (sandbox)', function () {
       // per send after p1's (taken after beforeP1), and it is recorded after its turn. Measured from
       // that start, not between records: one send slower than the next under load narrows a gap
       // between records below 500 ms while the turns kept the pace.
-      const sent = (await t.gateway.events.readStream(`session-${id}`)).filter((e) => e.type === 'MessageSent').map((e) => e.created.getTime());
+      // The phone has a message before the gateway has recorded sending it: wait for the records.
+      const recorded = async () => (await t.gateway.events.readStream(`session-${id}`)).filter((e) => e.type === 'MessageSent');
+      await waitFor(async () => (await recorded()).length >= 4, 'four sends recorded', 10_000);
+      const sent = (await recorded()).map((e) => e.created.getTime());
       expect(sent).to.have.length(4);
       for (let i = 1; i < sent.length; i++) expect(sent[i]! - beforeP1, `send ${i + 1}, from before p1`).to.be.at.least(500 * i);
     } finally {
