@@ -72,11 +72,13 @@ describe('send pacing over HTTP (sandbox)', function () {
     t = await startTestGateway(env, {}, dir);
     try {
       await waitFor(async () => (await inbox(t, owner, them.phone)).length === 3, 'all three after the restart', 15_000);
+      const recorded = async () => (await t.gateway.events.readStream(`session-${id}`)).filter((e) => e.type === 'MessageSent');
+      await waitFor(async () => (await recorded()).length >= 3, 'all three recorded', 10_000);
+      // Then a while longer: a send made twice would show by now (at 60 a minute, one a second).
       await new Promise((r) => setTimeout(r, 1500));
       const got = await inbox(t, owner, them.phone);
       expect(got.map((m) => m.text)).to.deep.equal(['r1', 'r2', 'r3']);
-      const sent = (await t.gateway.events.readStream(`session-${id}`)).filter((e) => e.type === 'MessageSent');
-      expect(sent).to.have.length(3);
+      expect(await recorded()).to.have.length(3);
     } finally {
       await t.stop();
     }
