@@ -141,50 +141,43 @@ function equalityFields(filter: Filter): string[] {
 
 class HashIndex {
   /**
-   * Values joined → the _id holding them, or the _ids when several do. Nearly every key names one
-   * document (a chat by instance and jid): a Set for each was most of the index's memory, and
-   * garbage the collector copied over and over during a rebuild.
+   * One map per field, in the fields' order, down to the _id holding those values, or the _ids
+   * when several do. Walked by the values as they are, never joined into a key: a joined key was
+   * a new string to build and hash on every lookup, several per event. Nearly every path ends at
+   * one document (a chat by instance and jid): a Set for each was most of the index's memory.
    */
-  private readonly keyed = new Map<string, string | Set<string>>();
+  private readonly keyed: Level = new Map();
   /** Documents with a field that is not a string: tried for every lookup. */
   readonly aside = new Set<string>();
 
   constructor(readonly fields: readonly string[]) {}
 
   add(doc: Document): void {
-    const key = this.keyOf(doc);
-    if (key === undefined) {
+    const last = this.leafMap(doc);
+    if (last === undefined) {
       this.aside.add(doc._id);
       return;
     }
-    const ids = this.keyed.get(key);
-    if (ids === undefined) this.keyed.set(key, doc._id);
+    const value = doc[this.fields[this.fields.length - 1] as string] as string;
+    const ids = last.get(value) as Leaf | undefined;
+    if (ids === undefined) last.set(value, doc._id);
     else if (typeof ids === 'string') {
-      if (ids !== doc._id) this.keyed.set(key, new Set([ids, doc._id]));
+      if (ids !== doc._id) last.set(value, new Set([ids, doc._id]));
     } else ids.add(doc._id);
   }
 
   remove(doc: Document): void {
-    const key = this.keyOf(doc);
-    if (key === undefined) {
+    if (!this.keyable(doc)) {
       this.aside.delete(doc._id);
       return;
     }
-    const ids = this.keyed.get(key);
-    if (ids === undefined) return;
-    if (typeof ids === 'string') {
-      if (ids === doc._id) this.keyed.delete(key);
-      return;
-    }
-    ids.delete(doc._id);
-    if (ids.size === 1) this.keyed.set(key, ids.values().next().value as string);
+    this.removeFrom(this.keyed, doc, 0);
   }
 
   /** A document written again: most writes leave the indexed fields as they were. */
   move(before: Document | undefined, after: Document): void {
     if (before !== undefined) {
-      const key = this.keyOf(before);
-      if (key !== undefined && key === this.keyOf(after)) return;
+      if (this.keyable(before) && this.keyable(after) && this.fields.every((f) => before[f] === after[f])) return;
       this.remove(before);
     }
     this.add(after);
@@ -192,24 +185,56 @@ class HashIndex {
 
   /** The _id or _ids whose fields equal the filter's (every field of the index is a string in it). */
   lookup(filter: Filter): string | Set<string> | undefined {
-    const key = this.keyOf(filter);
-    return key === undefined ? undefined : this.keyed.get(key);
+    let found: Level | Leaf | undefined = this.keyed;
+    for (let i = 0; i < this.fields.length; i++) {
+      const value = filter[this.fields[i] as string];
+      if (typeof value !== 'string' || found === undefined) return undefined;
+      // Every level but the last holds maps (the path has one step per field).
+      found = (found as Level).get(value);
+    }
+    return found as Leaf | undefined;
   }
 
-  /**
-   * The fields' values joined by the separator; undefined when one is not a string or holds the
-   * separator (such a document is kept aside). Joined as they are read: the fold asks this several
-   * times per event, and an array to join was garbage each time.
-   */
-  private keyOf(doc: Document | Filter): string | undefined {
-    let key = '';
-    for (let i = 0; i < this.fields.length; i++) {
-      const value = doc[this.fields[i] as string];
-      if (typeof value !== 'string' || value.includes(SEPARATOR)) return undefined;
-      key = i === 0 ? value : key + SEPARATOR + value;
+  /** Whether every field holds a string: else the document is kept aside. */
+  private keyable(doc: Document): boolean {
+    for (let i = 0; i < this.fields.length; i++) if (typeof doc[this.fields[i] as string] !== 'string') return false;
+    return true;
+  }
+
+  /** The map the last field's value keys into, made on the way; undefined when the document is not keyable. */
+  private leafMap(doc: Document): Level | undefined {
+    if (!this.keyable(doc)) return undefined;
+    let level = this.keyed;
+    for (let i = 0; i < this.fields.length - 1; i++) {
+      const value = doc[this.fields[i] as string] as string;
+      let next = level.get(value) as Level | undefined;
+      if (next === undefined) level.set(value, (next = new Map()));
+      level = next;
     }
-    return key;
+    return level;
+  }
+
+  /** Takes the document's _id out of the path of its values, and the maps it leaves empty. */
+  private removeFrom(level: Level, doc: Document, depth: number): void {
+    const value = doc[this.fields[depth] as string] as string;
+    const next = level.get(value);
+    if (next === undefined) return;
+    if (depth < this.fields.length - 1) {
+      this.removeFrom(next as Level, doc, depth + 1);
+      if ((next as Level).size === 0) level.delete(value);
+      return;
+    }
+    const ids = next as Leaf;
+    if (typeof ids === 'string') {
+      if (ids === doc._id) level.delete(value);
+      return;
+    }
+    ids.delete(doc._id);
+    if (ids.size === 1) level.set(value, ids.values().next().value as string);
   }
 }
 
-const SEPARATOR = '\u0000';
+/** The _id, or _ids, at the end of an index's path. */
+type Leaf = string | Set<string>;
+/** One field's values → the next field's map, or the leaf after the last field. */
+type Level = Map<string, Level | Leaf>;

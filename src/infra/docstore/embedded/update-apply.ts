@@ -65,8 +65,10 @@ export function applySimpleInPlace(doc: Document, update: Update): boolean {
   return true;
 }
 
-function isSimpleUpdate(doc: Document, update: Update): boolean {
+/** `exceptOnInsert`: $setOnInsert is left to the caller (an upsert, which checks it itself). */
+function isSimpleUpdate(doc: Document, update: Update, exceptOnInsert = false): boolean {
   for (const op in update) {
+    if (exceptOnInsert && op === '$setOnInsert') continue;
     if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return false;
     const fields = update[op] as Record<string, unknown>;
     for (const field in fields) {
@@ -138,37 +140,40 @@ export function upsertDocument(filter: Filter, update: Update): Document {
  * of the cost; anything else answers undefined and takes mingo's path.
  */
 function upsertSimple(filter: Filter, update: Update): Document | undefined {
-  const seed: Record<string, unknown> = {};
+  // Built in one object, _id first (its value settled last): an upsert of a chat or a counter
+  // bucket is one per new document of a rebuild, and copies of its twenty fields were garbage.
+  const doc: Document = { _id: '' };
+  let id: unknown;
   for (const key in filter) {
     const value = filter[key];
     if (key === '' || key.startsWith('$') || key.includes('.') || key in Object.prototype || !isScalar(value)) return undefined;
-    seed[key] = value;
+    if (key === '_id') id = value;
+    else doc[key] = value;
   }
-  const { $setOnInsert, ...operators } = update;
   // applySimple applies $set, $unset, $inc in that order; mingo in the update's: only where they agree.
-  const order = Object.keys(operators);
-  if (order.join() !== SIMPLE_ORDER.filter((op) => order.includes(op)).join()) return undefined;
-  for (const op of order) {
+  let rank = -1;
+  for (const op in update) {
+    if (op === '$setOnInsert') continue;
+    const next = SIMPLE_ORDER.indexOf(op);
+    if (next <= rank) return undefined;
+    rank = next;
     // mingo reads inherited members (toString) as the field's value: its path decides those.
-    for (const field in operators[op]) if (field === '_id' || field in Object.prototype) return undefined;
+    for (const field in update[op]) if (field === '_id' || field in Object.prototype) return undefined;
   }
-  const applied = applySimple({ _id: '', ...seed }, operators);
-  if (!applied) return undefined;
-  const { _id: unused, ...fields } = applied.doc;
-  void unused;
-  let id: unknown = seed._id;
-  for (const field in $setOnInsert) {
-    const value = $setOnInsert[field];
+  if (!isSimpleUpdate(doc, update, true)) return undefined;
+  applySimpleTo(doc, update);
+  const onInsert = update.$setOnInsert;
+  for (const field in onInsert) {
+    const value = onInsert[field];
     if (field === '' || field.startsWith('$') || field.includes('.') || field in Object.prototype || value === undefined) return undefined;
     if (field === '_id') {
       if (id !== undefined && value !== id) throw immutableId();
       id = value;
-    } else fields[field] = deepCopy(value);
+    } else doc[field] = deepCopy(value);
   }
   if (id !== undefined && typeof id !== 'string') throw new TypeError('documents need a string _id');
-  const { _id: seeded, ...rest } = fields;
-  void seeded;
-  return { _id: (id as string | undefined) ?? newId(), ...rest };
+  doc._id = (id as string | undefined) ?? newId();
+  return doc;
 }
 
 const SIMPLE_ORDER = ['$set', '$unset', '$inc'];
