@@ -74,6 +74,8 @@ export const historyProjection: Projection = {
     const instanceId = instanceOf(event);
     const accountId = accountOf(event);
     if (instanceId === undefined && accountId === undefined) return [];
+    // Fields written one by one, not spread from readAudit's answer: a rebuild makes one per event.
+    const audit = readAudit(event.metadata);
     const doc: HistoryEntryDoc = {
       _id: positionKey(event.position),
       stream: event.streamId,
@@ -81,7 +83,9 @@ export const historyProjection: Projection = {
       type: event.type,
       event_id: event.id,
       recorded_at: event.created.toISOString(),
-      ...readAudit(event.metadata),
+      actor: audit.actor,
+      correlation_id: audit.correlation_id,
+      causation_id: audit.causation_id,
     };
     if (instanceId !== undefined) doc.instance_id = instanceId;
     if (accountId !== undefined) doc.account_id = accountId;
