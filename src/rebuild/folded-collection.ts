@@ -13,7 +13,7 @@ import type { Document, Filter, Update } from '../infra/docstore/port.js';
  */
 export class FoldedCollection {
   private readonly docs = new Map<string, Document>();
-  /** By the fields' names joined: values joined → _ids. */
+  /** By the fields' names joined: one hash index each. */
   private readonly indexes = new Map<string, HashIndex>();
 
   /** Filter shapes seen, by their equality fields in order: the index that serves each (see index). */

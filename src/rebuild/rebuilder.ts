@@ -315,7 +315,8 @@ export class Rebuilder {
     const readStaged: ReadDocs = async (collection, filter) => (staged as StagedFold).find(collection, filter);
     for (const raw of batch) {
       let typed: ReturnType<typeof typedEvent> | undefined;
-      for (const r of projectingType(replaying, raw.type)) {
+      for (const r of replaying) {
+        if (!r.projection.eventTypes.has(raw.type)) continue;
         typed ??= typedEvent(raw);
         if (!typed.ok) break;
         const inMemory = staged !== null && r.staged;
@@ -350,17 +351,6 @@ export class Rebuilder {
       if (step.length > 0) await fresh.collection(collection).insertMany(step);
     }
   }
-}
-
-const byType = new WeakMap<readonly Replaying[], Map<string, readonly Replaying[]>>();
-
-/** The models whose projections take events of this type, in order: asked once per type, not per event and model. */
-function projectingType(replaying: readonly Replaying[], type: string): readonly Replaying[] {
-  let types = byType.get(replaying);
-  if (!types) byType.set(replaying, (types = new Map()));
-  let found = types.get(type);
-  if (!found) types.set(type, (found = replaying.filter((r) => r.projection.eventTypes.has(type))));
-  return found;
 }
 
 function replayingOf(models: readonly ReadModel[]): Replaying[] {
