@@ -118,16 +118,20 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private async commit<R>(work: (storage: Storage) => R, durable: boolean): Promise<R> {
     let written: Written | undefined;
     let committed = false;
+    let threw = false;
+    let shapesBefore = 0;
     let result: R;
     try {
       result = await this.root.transaction(() => {
         this.storage.beginWrite();
+        shapesBefore = this.storage.savedShapes();
         try {
           return this.root.transactionSync(() => work(this.storage));
         } catch (error) {
           // Rolled back with any document shape it saved: read the shapes again before the next
           // write of this batch encodes one (see forgetUnsavedShapes).
-          this.storage.forgetUnsavedShapes();
+          threw = true;
+          this.storage.forgetUnsavedShapes(shapesBefore);
           throw error;
         } finally {
           written = this.storage.endWrite();
@@ -137,7 +141,8 @@ export class EmbeddedDocumentStore implements DocumentStore {
     } finally {
       // lmdb renews its read snapshot before it resolves a commit, so from here on reads see it.
       if (written) this.storage.settle(written, committed);
-      if (!committed) this.storage.forgetUnsavedShapes();
+      // The work went through but its commit did not: what it saved is gone too.
+      if (!committed && !threw) this.storage.forgetUnsavedShapes(shapesBefore);
     }
     // With overlappingSync a commit resolves before its fsync; `flushed` waits for the fsync.
     if (durable) await this.root.flushed;

@@ -1,6 +1,6 @@
 import type { Database, RangeOptions } from 'lmdb';
 import { BoundedMap } from '../../bounded-map.js';
-import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
+import { forgetUnsavedShapes, savedShapes } from '../../lmdb-shapes.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
@@ -78,9 +78,14 @@ export class Storage {
     readonly catalog: IndexCatalog,
   ) {}
 
-  /** After a write that did not commit: the document shapes are read again from what was saved. */
-  forgetUnsavedShapes(): void {
-    forgetUnsavedShapes(this.docs);
+  /** The count of document shapes saved so far, taken before a write (see forgetUnsavedShapes). */
+  savedShapes(): number {
+    return savedShapes(this.docs);
+  }
+
+  /** After a write that did not commit: the document shapes are read again if it saved any. */
+  forgetUnsavedShapes(savedBefore: number): void {
+    forgetUnsavedShapes(this.docs, savedBefore);
   }
 
   /** The store calls these around the work of each write transaction. */
