@@ -133,9 +133,18 @@ export class SessionManager {
 
   /** The open connection, or not_connected. */
   connection(instanceId: string): NetworkConnection {
+    const connection = this.liveConnection(instanceId);
+    if (!connection) throw notConnected();
+    return connection;
+  }
+
+  /**
+   * The open connection, or null: a session reports itself open before its connection is handed
+   * over, and a send in between would fail.
+   */
+  liveConnection(instanceId: string): NetworkConnection | null {
     const slot = this.lifecycle.get(instanceId);
-    if (!slot?.open || !slot.connection) throw notConnected();
-    return slot.connection;
+    return slot?.open && slot.connection ? slot.connection : null;
   }
 
   /** Starts pairing when needed and answers the current QR string. */

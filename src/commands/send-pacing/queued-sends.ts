@@ -9,6 +9,7 @@ import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
 import { SEND_QUEUE, type QueuedSendDoc } from '../../projections/sends/send-queue-projection.js';
+import { notConnected } from '../../sessions/network-call.js';
 import type { NetworkConnection } from '../../sessions/port.js';
 import type { SessionRecorder } from '../../sessions/session-recorder.js';
 import type { SendPacer } from './pacer.js';
@@ -17,10 +18,8 @@ export interface QueuedSendsOptions {
   docs: DocumentStore;
   events: EventStore;
   recorder: SessionRecorder;
-  /** The instance's live connection, or a not_connected DomainError. */
-  connection: (instanceId: string) => NetworkConnection;
-  /** Whether the instance's session is open in this process (asked for every queued send on every pass). */
-  isConnected: (instanceId: string) => boolean;
+  /** The instance's open connection in this process, or null (asked for every queued send on every pass). */
+  liveConnection: (instanceId: string) => NetworkConnection | null;
   pacer: SendPacer;
   clock: Clock;
   logger: Logger;
@@ -101,7 +100,7 @@ export class QueuedSends {
     if (!this.claims.shared) return true;
     if (this.claims.heldElsewhere(send)) return false;
     if (now - send.queued_ms >= (this.o.horizonMs ?? 86_400_000)) return true;
-    return this.o.isConnected(send.instance_id);
+    return this.o.liveConnection(send.instance_id) !== null;
   }
 
   private async run(send: QueuedSendDoc): Promise<void> {
@@ -115,7 +114,8 @@ export class QueuedSends {
     const queue = this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE);
     const mine = { ...claim.fence, _id: send._id };
     try {
-      const connection = this.o.connection(send.instance_id);
+      const connection = this.o.liveConnection(send.instance_id);
+      if (!connection) throw notConnected();
       const message = await this.sendOn(connection, send);
       if (send.attempts === 0 || !(await this.recorded(send.instance_id, message.id))) {
         await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'MessageSent', data: { message, origin: 'api' } }], contextOf(send));
