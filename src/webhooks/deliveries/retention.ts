@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logging/logger.js';
+import { repeat } from '../../infra/repeat.js';
 import type { DeliveryRepo } from './delivery-repo.js';
 import { FINAL_STATES, type DeliveryDoc, type DeliveryState, type FinalState } from './documents.js';
 
@@ -45,13 +46,11 @@ export class RetentionSweeper {
   start(): void {
     if (this.timer) return;
     this.halted = false;
-    this.timer = setInterval(() => {
-      this.sweep().catch((err: unknown) =>
-        this.options.logger.error({ err }, 'webhook delivery retention sweep failed; the next one tries again'),
-      );
-    }, this.options.intervalMs);
-    // Housekeeping alone must not keep the process alive.
-    this.timer.unref();
+    this.timer = repeat(
+      this.options.intervalMs,
+      () => this.sweep(),
+      (err) => this.options.logger.error({ err }, 'webhook delivery retention sweep failed; the next one tries again'),
+    );
   }
 
   /** No new sweep starts; one under way stops after its current batch. */
