@@ -9,7 +9,7 @@ import type { ReadYourWrites } from './read-your-writes.js';
 
 export type SignInMethod = SignInEvent['data']['method'];
 type SucceededData = Extract<SignInEvent, { type: 'SignInSucceeded' }>['data'];
-export type IssuedVia = NonNullable<SucceededData['via']>;
+export type { IssuedVia } from '../domain/account/events.js';
 
 /**
  * The access token a successful sign-in issued, as the registry keeps it (never the token): the

@@ -23,6 +23,7 @@ const SignInMethod = Type.Union([Type.Literal('password'), Type.Literal('client_
 
 /** Where an access token was asked for: the API's sign-in routes, or the web app's cookie session. */
 export const IssuedVia = Type.Union([Type.Literal('api'), Type.Literal('web_app')]);
+export type IssuedVia = Static<typeof IssuedVia>;
 
 /**
  * Sign-ins are facts for the account's audit trail; `address` is the client's, per TRUST_PROXY.
