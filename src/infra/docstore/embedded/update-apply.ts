@@ -65,14 +65,29 @@ export function applySimpleInPlace(doc: Document, update: Update): boolean {
   return true;
 }
 
-/** `exceptOnInsert`: $setOnInsert is left to the caller (an upsert, which checks it itself). */
-function isSimpleUpdate(doc: Document, update: Update, exceptOnInsert = false): boolean {
+/** The order applySimple applies its operators in. */
+const SIMPLE_ORDER = ['$set', '$unset', '$inc'];
+
+/**
+ * `upserting`: the update of an upsert built by upsertSimple, which checks $setOnInsert itself.
+ * Its operators must also come in applySimple's order ($set, $unset, $inc), as mingo applies them
+ * in the update's, and no field may name an Object.prototype member (mingo reads an inherited
+ * member, toString say, as the field's value: its path decides those).
+ */
+function isSimpleUpdate(doc: Document, update: Update, upserting = false): boolean {
+  let rank = -1;
   for (const op in update) {
-    if (exceptOnInsert && op === '$setOnInsert') continue;
+    if (upserting && op === '$setOnInsert') continue;
     if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return false;
+    if (upserting) {
+      const next = SIMPLE_ORDER.indexOf(op);
+      if (next <= rank) return false;
+      rank = next;
+    }
     const fields = update[op] as Record<string, unknown>;
     for (const field in fields) {
       if (field === '' || field === '_id' || field.includes('.') || field.startsWith('$')) return false;
+      if (upserting && field in Object.prototype) return false;
       if (op === '$set' && fields[field] === undefined) return false;
       if (op === '$inc' && (typeof fields[field] !== 'number' || (Object.hasOwn(doc, field) && typeof doc[field] !== 'number'))) return false;
     }
@@ -150,16 +165,6 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
     if (key === '_id') id = value;
     else doc[key] = value;
   }
-  // applySimple applies $set, $unset, $inc in that order; mingo in the update's: only where they agree.
-  let rank = -1;
-  for (const op in update) {
-    if (op === '$setOnInsert') continue;
-    const next = SIMPLE_ORDER.indexOf(op);
-    if (next <= rank) return undefined;
-    rank = next;
-    // mingo reads inherited members (toString) as the field's value: its path decides those.
-    for (const field in update[op]) if (field === '_id' || field in Object.prototype) return undefined;
-  }
   if (!isSimpleUpdate(doc, update, true)) return undefined;
   applySimpleTo(doc, update);
   const onInsert = update.$setOnInsert;
@@ -176,7 +181,6 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
   return doc;
 }
 
-const SIMPLE_ORDER = ['$set', '$unset', '$inc'];
 
 function isScalar(value: unknown): value is string | boolean | number {
   return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0));
