@@ -8,7 +8,8 @@ import type { EventData } from '../src/infra/eventstore/port.js';
 import { report } from './lib.js';
 
 /**
- * The rebuild as `npm run rebuild` runs it: the built JavaScript (`npm run bench` builds first).
+ * The rebuild as `npm run rebuild` runs it: the built JavaScript. Run through `npm run bench`
+ * only, which builds first (run alone, it would time whatever dist held).
  * Run from the TypeScript sources, its worker thread compiled them all again through tsx, a
  * tenth of the rebuild that no user pays.
  */
@@ -124,6 +125,3 @@ export async function benchRebuild(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-const invokedDirectly = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
-if (invokedDirectly) await benchRebuild();

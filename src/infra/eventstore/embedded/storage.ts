@@ -59,7 +59,9 @@ export const INDEXED_THROUGH = 'indexedThrough';
 const LOG_STRUCTURES = Symbol.for('structures');
 /**
  * Room for every event type's shapes (its data, nested objects such as a message, metadata and
- * actor); a shape beyond it is written inline, as all were before.
+ * actor), and for the key sets tenants choose (an instance's labels are an object with their own
+ * keys: each new set of them is a shape); a shape beyond it is written inline, as all were before.
+ * Never lowered: with more shapes saved than the limit, msgpackr refuses every write.
  */
 const MAX_SHARED_STRUCTURES = 1024;
 /** `maxSharedStructures` is a msgpackr option lmdb passes on; its typings leave it out. */
