@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { AliasedDocumentStore } from '../../src/infra/docstore/aliased-document-store.js';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
 import type { Collection, Document, DocumentStore } from '../../src/infra/docstore/port.js';
@@ -11,6 +12,7 @@ import type { EventData } from '../../src/infra/eventstore/port.js';
 import { silentProgress } from '../../src/rebuild/progress.js';
 import { selectReadModels } from '../../src/rebuild/read-models.js';
 import { Rebuilder } from '../../src/rebuild/rebuilder.js';
+import { foldOnThread } from '../../src/rebuild/thread.js';
 
 /**
  * The folded documents are written in transactions of their own at the end of the replay. While a
@@ -73,5 +75,29 @@ describe('rebuild: the folded documents written in steps', function () {
     inserted = [];
     await new Rebuilder(events, docs, silentProgress).rebuild(selectReadModels(['chats']));
     expect(inserted).to.deep.equal([CHATS]);
+  });
+
+  it('on a rebuild thread, in the steps its owner hands it', async () => {
+    // The thread writes through stores of its own: its writes are counted as LMDB's commits.
+    const env = open({ path: join(dir, 'docs') });
+    const lastCommit = () => (env.getStats() as { lastTxnId: number }).lastTxnId;
+    try {
+      const upTo = await events.headPosition();
+      const commitsOfThread = async (writeStep: number): Promise<number> => {
+        const physical = `chats__step${writeStep}`;
+        const before = lastCommit();
+        const paths = { events: join(dir, 'events'), docs: join(dir, 'docs') };
+        await foldOnThread({ paths, models: ['chats'], physical: { chats: physical }, upTo, writeStep });
+        const commits = lastCommit() - before;
+        expect(await inner.collection(physical).count()).to.equal(CHATS);
+        return commits;
+      };
+      // 1,200 chats: three writes of at most 500, or one of them all; the rest (setup) alike.
+      const small = await commitsOfThread(500);
+      const large = await commitsOfThread(10_000);
+      expect(small - large).to.be.at.least(2);
+    } finally {
+      await env.close();
+    }
   });
 });
