@@ -181,7 +181,6 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
   return doc;
 }
 
-
 function isScalar(value: unknown): value is string | boolean | number {
   return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value) && !Object.is(value, -0));
 }
