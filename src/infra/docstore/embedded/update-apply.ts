@@ -74,7 +74,7 @@ const SIMPLE_ORDER = ['$set', '$unset', '$inc'];
  * in the update's, and no field may name an Object.prototype member (mingo reads an inherited
  * member, toString say, as the field's value: its path decides those).
  */
-function isSimpleUpdate(doc: Document, update: Update, upserting = false): boolean {
+function isSimpleUpdate(doc: Record<string, unknown>, update: Update, upserting = false): boolean {
   let rank = -1;
   for (const op in update) {
     if (upserting && op === '$setOnInsert') continue;
@@ -155,18 +155,14 @@ export function upsertDocument(filter: Filter, update: Update): Document {
  * of the cost; anything else answers undefined and takes mingo's path.
  */
 function upsertSimple(filter: Filter, update: Update): Document | undefined {
-  // Built in one object, _id first (its value settled last): an upsert of a chat or a counter
-  // bucket is one per new document of a rebuild, and copies of its twenty fields were garbage.
-  const doc: Document = { _id: '' };
   let id: unknown;
   for (const key in filter) {
     const value = filter[key];
     if (key === '' || key.startsWith('$') || key.includes('.') || key in Object.prototype || !isScalar(value)) return undefined;
     if (key === '_id') id = value;
-    else doc[key] = value;
   }
-  if (!isSimpleUpdate(doc, update, true)) return undefined;
-  applySimpleTo(doc, update);
+  // The filter's fields stand for the document's in the check: the same names and values.
+  if (!isSimpleUpdate(filter, update, true)) return undefined;
   const onInsert = update.$setOnInsert;
   for (const field in onInsert) {
     const value = onInsert[field];
@@ -174,10 +170,40 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
     if (field === '_id') {
       if (id !== undefined && value !== id) throw immutableId();
       id = value;
-    } else doc[field] = deepCopy(value);
+    }
   }
   if (id !== undefined && typeof id !== 'string') throw new TypeError('documents need a string _id');
+  const doc = spreadUpsert(filter, update) ?? assignedUpsert(filter, update);
+  for (const field in onInsert) {
+    const value = onInsert[field];
+    if (typeof value === 'object' && value !== null) doc[field] = deepCopy(value);
+  }
   doc._id = (id as string | undefined) ?? newId();
+  return doc;
+}
+
+/**
+ * The upsert's document in one literal of spreads, _id first (its value settled last): the
+ * filter's fields, then $set, $inc (a missing field is set to the amount) and $setOnInsert, each
+ * overwriting in place a field an earlier one set, as assignments in that order do. V8 keeps it a
+ * fast object, where twenty fields assigned one by one by computed name made it a dictionary,
+ * slower to read, encode and collect, and twice as slow to build. Not for an $unset, nor an $inc
+ * of a field already set (it adds to it): assignedUpsert builds those.
+ */
+function spreadUpsert(filter: Filter, update: Update): Document | undefined {
+  const { $set: set, $inc: inc, $setOnInsert: onInsert } = update;
+  if (update.$unset !== undefined) return undefined;
+  for (const field in inc) if (Object.hasOwn(filter, field) || (set !== undefined && Object.hasOwn(set, field))) return undefined;
+  return { _id: '', ...filter, ...set, ...inc, ...onInsert };
+}
+
+/** The upsert's document assigned field by field: the filter's fields, then the update's operators, then $setOnInsert. */
+function assignedUpsert(filter: Filter, update: Update): Document {
+  const doc: Document = { _id: '' };
+  for (const key in filter) if (key !== '_id') doc[key] = filter[key];
+  applySimpleTo(doc, update);
+  const onInsert = update.$setOnInsert;
+  for (const field in onInsert) if (field !== '_id') doc[field] = onInsert[field];
   return doc;
 }
 
