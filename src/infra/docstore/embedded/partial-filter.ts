@@ -33,12 +33,12 @@ export function compilePartialFilter(expression: Filter): PartialFilter {
     return {
       path,
       topLevel: !path.includes('.'),
-      test: compileMatcher({ [path]: condition }),
+      test: lazyMatcher({ [path]: condition }),
       fast: fastTest(condition),
       equality: equalityValues(condition),
     };
   });
-  const whole = compileMatcher(expression);
+  const whole = lazyMatcher(expression);
 
   return {
     expression,
@@ -68,6 +68,16 @@ export function compilePartialFilter(expression: Filter): PartialFilter {
       return exact !== undefined && exact.length === values.length && values.every((v) => exact.includes(v));
     },
   };
+}
+
+/**
+ * A matcher compiled on its first use. checkCondition has already refused what MongoDB refuses,
+ * and the common documents are decided by fastTest: a store opening its catalog (a rebuild's
+ * thread, say) need not load the query engine for indexes it may never ask it about.
+ */
+function lazyMatcher(filter: Filter): (doc: Record<string, unknown>) => boolean {
+  let compiled: ((doc: Record<string, unknown>) => boolean) | undefined;
+  return (doc) => (compiled ??= compileMatcher(filter))(doc);
 }
 
 function checkCondition(condition: unknown, expression: Filter): void {

@@ -1,4 +1,5 @@
-import { Query } from 'mingo';
+import type { Query } from 'mingo';
+import { mingo } from './mingo.js';
 import type { Filter } from '../port.js';
 
 /** true or false when decided here; undefined when the query engine must decide. */
@@ -99,11 +100,11 @@ export function decideSimple(filter: Filter, doc: Record<string, unknown>): bool
  */
 export function matcherNow(filter: Filter): (doc: Record<string, unknown>) => boolean {
   if (!isSimpleFilter(filter)) {
-    const query = new Query(filter);
+    const query = new (mingo().Query)(filter);
     return (doc) => query.test(doc);
   }
   let query: Query | undefined;
-  return (doc) => decideSimple(filter, doc) ?? (query ??= new Query(filter)).test(doc);
+  return (doc) => decideSimple(filter, doc) ?? (query ??= new (mingo().Query)(filter)).test(doc);
 }
 
 /** Decides simple filters directly and compiles a mingo query only when one is needed. */
@@ -111,11 +112,11 @@ export function compileMatcher(filter: Filter): (doc: Record<string, unknown>) =
   const simple = compileSimpleFilter(filter);
   // A filter the simple test does not take is compiled at once, so a malformed one throws even
   // when nothing matches it.
-  let query = simple ? undefined : new Query(filter);
+  let query = simple ? undefined : new (mingo().Query)(filter);
   return (doc) => {
     const verdict = simple?.(doc);
     if (verdict !== undefined) return verdict;
-    query ??= new Query(filter);
+    query ??= new (mingo().Query)(filter);
     return query.test(doc);
   };
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { update as applyModifier } from 'mingo';
 import type { Modifier } from 'mingo/updater';
 import type { Document, Filter, Update } from '../port.js';
 import { isPlainObject } from './paths.js';
 import { compareValues } from './value-order.js';
 import { deepCopy } from './deep-copy.js';
+import { mingo } from './mingo.js';
 
 /** MongoDB refuses replacement documents where operators are expected, and the reverse. */
 export function assertUpdate(update: Update): void {
@@ -222,8 +222,8 @@ export function replacementId(doc: Document, filter: Filter): string {
 function applyOperators(target: Record<string, unknown>, update: Update, inserting: boolean): Record<string, unknown> {
   const { $setOnInsert, ...operators } = update;
   const next = deepCopy(target);
-  if (Object.keys(operators).length > 0) applyModifier(next, operators as Modifier<Record<string, unknown>>);
-  if (inserting && $setOnInsert) applyModifier(next, { $set: $setOnInsert } as Modifier<Record<string, unknown>>);
+  if (Object.keys(operators).length > 0) mingo().update(next, operators as Modifier<Record<string, unknown>>);
+  if (inserting && $setOnInsert) mingo().update(next, { $set: $setOnInsert } as Modifier<Record<string, unknown>>);
   return next;
 }
 
