@@ -397,6 +397,106 @@ describe('EmbeddedDocumentStore', () => {
     expect([...plans]).to.include.members(['index ordered covered', 'index ordered', 'index', 'scan']);
   });
 
+  describe('insertMany encoded before its transaction', () => {
+    /** Every key and value of the store's databases, as hex: what two stores hold, byte for byte. */
+    async function rawContents(path: string): Promise<Record<string, string[]>> {
+      const env = open({ path, readOnly: true });
+      try {
+        const out: Record<string, string[]> = {};
+        for (const name of ['documents', 'index-entries', 'index-catalog']) {
+          const db = env.openDB({ name, keyEncoding: 'binary', encoding: 'binary' } as DatabaseOptions & { name: string });
+          out[name] = [...db.getRange()].map(({ key, value }) => `${(key as Buffer).toString('hex')}=${(value as Buffer).toString('hex')}`);
+        }
+        return out;
+      } finally {
+        await env.close();
+      }
+    }
+
+    const people = () => [
+      { _id: 'p1', name: 'Ana', tags: ['a', 'b'], address: { city: 'Lisbon' }, n: 1 },
+      { _id: 'p2', name: 'Bea', tags: [], address: { city: 'Porto' }, n: 2.5 },
+      { _id: 'p3', name: 'Caio', tags: 'solo', n: -0 },
+      { _id: 'p4', name: 'Dora', extra: { deep: [{ x: 1 }] }, n: null },
+    ];
+
+    async function seeded(into: EmbeddedDocumentStore): Promise<void> {
+      const col = into.collection('people');
+      await col.createIndex({ name: 'by_tag', keys: { tags: 1, n: -1 } });
+      await col.createIndex({ name: 'by_name', keys: { name: 1 }, unique: true });
+      await col.createIndex({ name: 'by_city', keys: { 'address.city': 1 }, partialFilterExpression: { 'address.city': { $exists: true } } });
+    }
+
+    it('writes byte for byte what the insert inside the transaction writes: documents, shapes, index entries, multikey flags', async () => {
+      // This store prepares (nothing else in flight); the other one inserts inside the transaction
+      // (a write in flight when insertMany is called), in the same order of writes.
+      await seeded(store);
+      await store.collection('other').insertOne({ _id: 'o', first: true });
+      await store.collection('people').insertMany(people());
+      const otherDir = await tempDir();
+      const other = await EmbeddedDocumentStore.open({ path: otherDir });
+      try {
+        await seeded(other);
+        const inFlight = other.collection('other').insertOne({ _id: 'o', first: true });
+        await other.collection('people').insertMany(people());
+        await inFlight;
+        expect(await other.collection('people').find({ tags: 'a' })).to.deep.equal(await store.collection('people').find({ tags: 'a' }));
+        await other.close();
+        await store.close();
+        const prepared = await rawContents(dir);
+        expect(prepared['index-entries']).to.have.length.above(8);
+        expect(prepared).to.deep.equal(await rawContents(otherDir));
+      } finally {
+        await other.close();
+        await rm(otherDir, { recursive: true, force: true });
+        store = await EmbeddedDocumentStore.open({ path: dir });
+      }
+      expect(await store.explain('people', { tags: 'b' })).to.include({ plan: 'index', index: 'by_tag' });
+      expect((await store.collection('people').find({ tags: 'b' })).map((d) => d._id)).to.deep.equal(['p1']);
+    });
+
+    it('refuses an _id given twice or already there, and a unique key taken (named in the error), writing nothing of the insert', async () => {
+      await seeded(store);
+      const col = store.collection('people');
+      await col.insertOne({ _id: 'p0', name: 'Zoe' });
+      const twice = await col.insertMany([{ _id: 'x', name: 'X', tags: ['t'] }, { _id: 'x', name: 'Y' }]).catch((e: unknown) => e);
+      expect(twice).to.be.instanceOf(DuplicateKeyError);
+      const there = await col.insertMany([{ _id: 'y', name: 'Y', tags: ['t'] }, { _id: 'p0', name: 'W' }]).catch((e: unknown) => e);
+      expect(there).to.be.instanceOf(DuplicateKeyError);
+      const taken = await col.insertMany([{ _id: 'z', name: 'Z', tags: ['t'] }, { _id: 'w', name: 'Zoe' }]).catch((e: unknown) => e);
+      expect(taken).to.be.instanceOf(DuplicateKeyError);
+      expect((taken as Error).message).to.include('by_name').and.include('Zoe');
+      expect(await col.find({})).to.deep.equal([{ _id: 'p0', name: 'Zoe' }]);
+      expect(await col.count({ tags: 't' })).to.equal(0);
+    });
+
+    it('keeps a document shape it met first in an insert that failed: documents of that shape read back after a reopen', async () => {
+      const col = store.collection('things');
+      await col.insertOne({ _id: 'taken', kind: 'first' });
+      const failed = await col.insertMany([{ _id: 'new', zz: 1, yy: 'a' }, { _id: 'taken', zz: 2, yy: 'b' }]).catch((e: unknown) => e);
+      expect(failed).to.be.instanceOf(DuplicateKeyError);
+      await col.insertMany([{ _id: 'kept', zz: 3, yy: 'c' }]);
+      await col.insertOne({ _id: 'after', q: 1 });
+      await store.close();
+      store = await EmbeddedDocumentStore.open({ path: dir });
+      expect(await store.collection('things').find({}, { sort: { _id: 1 } })).to.deep.equal([
+        { _id: 'after', q: 1 },
+        { _id: 'kept', zz: 3, yy: 'c' },
+        { _id: 'taken', kind: 'first' },
+      ]);
+    });
+
+    it('indexes the documents by the indexes there are when it writes, should one be made after it was prepared', async () => {
+      const storage = (store as unknown as { storage: Storage }).storage;
+      const write = (store as unknown as { write: <R>(work: (s: Storage) => R) => Promise<R> }).write.bind(store);
+      const prepared = storage.prepareInserts('people', people());
+      await store.collection('people').createIndex({ name: 'by_name', keys: { name: 1 } });
+      await write((s) => s.loadPrepared(prepared));
+      expect(await store.explain('people', { name: 'Bea' })).to.include({ plan: 'index', index: 'by_name' });
+      expect((await store.collection('people').find({ name: { $in: ['Ana', 'Bea', 'Caio', 'Dora'] } })).map((d) => d._id)).to.deep.equal(['p1', 'p2', 'p3', 'p4']);
+    });
+  });
+
   describe('partial indexes', () => {
     const open = { name: 'open', keys: { instance: 1, seq: 1 }, partialFilterExpression: { state: { $in: ['queued', 'retrying'] } } } as const;
 

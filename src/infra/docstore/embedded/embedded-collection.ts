@@ -11,7 +11,7 @@ import type {
 } from '../port.js';
 import { countDocuments, findDocuments } from './query-executor.js';
 import type { Storage } from './storage.js';
-import { createIndex, deleteMatching, dropIndex, insertMany, insertOne, replaceOne, updateMany, updateOne } from './write-ops.js';
+import { createIndex, deleteMatching, dropIndex, insertMany, insertOne, prepareInsertMany, replaceOne, updateMany, updateOne } from './write-ops.js';
 import { deepCopy } from './deep-copy.js';
 
 const ONE: FindOptions = { limit: 1 };
@@ -20,6 +20,8 @@ const ONE: FindOptions = { limit: 1 };
 export interface Engine {
   read<R>(work: (storage: Storage) => R): Promise<R>;
   write<R>(work: (storage: Storage) => R, options?: WriteOptions): Promise<R>;
+  /** Runs work now, outside any transaction, when none of the store's writes is in flight; else answers undefined. */
+  prepare<R>(work: (storage: Storage) => R): R | undefined;
 }
 
 /**
@@ -49,8 +51,13 @@ export class EmbeddedCollection<T extends Document> implements Collection<T> {
     return this.engine.write((s) => insertOne(s, this.name, copy), options);
   }
 
-  /** Not copied (see the port): each document is encoded as it is inserted, inside the transaction. */
+  /**
+   * Not copied (see the port): encoded now when no write of the store is in flight, so that the
+   * transaction only writes them (see Storage.prepareInserts); else as each is inserted in it.
+   */
   async insertMany(docs: readonly T[], options?: WriteOptions): Promise<void> {
+    const prepared = this.engine.prepare((s) => prepareInsertMany(s, this.name, docs));
+    if (prepared) return this.engine.write((s) => s.loadPrepared(prepared), options);
     return this.engine.write((s) => insertMany(s, this.name, docs), options);
   }
 

@@ -43,6 +43,11 @@ export class EmbeddedDocumentStore implements DocumentStore {
   private readonly engine: Engine = {
     read: (work) => this.read(work),
     write: (work, options) => this.write(work, options),
+    prepare: (work) => {
+      this.assertOpen();
+      // A write in flight may have saved a document shape its commit could still take back.
+      return this.pending.size === 0 ? work(this.storage) : undefined;
+    },
   };
 
   private constructor(

@@ -9,6 +9,9 @@ interface StoredIndex {
   partialFilterExpression?: Filter;
 }
 
+/** A collection without indexes: one list, so that it stays the same list (see register). */
+const NONE: readonly IndexDef[] = [];
+
 export type CatalogDb = Database<StoredIndex, [collection: string, name: string]>;
 
 /**
@@ -27,7 +30,7 @@ export class IndexCatalog {
   }
 
   all(collection: string): readonly IndexDef[] {
-    return this.byCollection.get(collection) ?? [];
+    return this.byCollection.get(collection) ?? NONE;
   }
 
   ready(collection: string): IndexDef[] {
@@ -62,10 +65,9 @@ export class IndexCatalog {
     this.save(def);
   }
 
+  /** A new list, never the old one changed: an insert prepared for the old list sees the change (Storage.loadPrepared). */
   private register(def: IndexDef): void {
-    const list = this.byCollection.get(def.collection) ?? [];
-    list.push(def);
-    this.byCollection.set(def.collection, list);
+    this.byCollection.set(def.collection, [...this.all(def.collection), def]);
   }
 
   private save(def: IndexDef): void {

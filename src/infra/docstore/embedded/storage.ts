@@ -1,10 +1,11 @@
-import type { Database, RangeOptions } from 'lmdb';
+import { asBinary, type Database, type RangeOptions } from 'lmdb';
 import { BoundedMap } from '../../bounded-map.js';
 import { forgetUnsavedShapes, savedShapes } from '../../lmdb-shapes.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
 import { indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
+import { ByteArena } from './byte-arena.js';
 import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, successor } from './key-codec.js';
 import { pathValues, type PathValues } from './paths.js';
@@ -35,6 +36,37 @@ const CACHED_DOC_BUDGET = 8 * 1024;
  */
 const RECENT_DOCS = 4096;
 
+/** The documents of an insertMany, keys, values and index entries encoded (Storage.prepareInserts). */
+export interface PreparedInserts {
+  readonly collection: string;
+  /** The collection's indexes the entries were made for (the catalog's list: a new list once it changes). */
+  readonly defs: readonly IndexDef[];
+  readonly docs: readonly Document[];
+  /** Per document: its key, its value, then each index's entry keys, in the order of `defs`. */
+  readonly bytes: ByteArena;
+  /** Per document and index: the count of entries, 1 when multikey (else 0), then each entry's valueLength. */
+  readonly layout: readonly number[];
+}
+
+/** The part of lmdb's msgpackr encoder used here. */
+interface ValueEncoder {
+  encode(value: unknown, mode: number): Buffer & { start?: number; end?: number };
+}
+
+/** msgpackr's modes lmdb encodes with in a write transaction (msgpackr's REUSE_BUFFER_MODE, RESET_BUFFER_MODE). */
+const REUSE_AND_RESET = 512 | 1024;
+
+/**
+ * A document encoded as lmdb would encode it in a put, read before the next encoding: in these
+ * modes msgpackr writes every value at the same place of one buffer (answered whole, the value
+ * between its start and end), where by default it fills a fresh buffer every few dozen values.
+ * A value that saved a new shape comes back as a view of its own.
+ */
+function encodedValue(encoder: ValueEncoder, doc: Document): Uint8Array {
+  const out = encoder.encode(doc, REUSE_AND_RESET);
+  return out.start === undefined ? out : out.subarray(out.start, out.end);
+}
+
 /** What one write transaction wrote, handed back to `settle` once its commit is over. */
 export interface Written {
   readonly seq: number;
@@ -63,6 +95,8 @@ export class Storage {
    * only while no write of it is unsettled, and only when the stored form decodes to the same value.
    */
   private readonly recent = new BoundedMap<string, Document>(RECENT_DOCS);
+  /** The bytes of the prepared insert (see prepareInserts). */
+  private readonly arena = new ByteArena();
   private writing = false;
   private writeSeq = 0;
   /**
@@ -192,6 +226,68 @@ export class Storage {
     this.docs.putSync(key, doc);
   }
 
+  /**
+   * An insertMany's documents encoded before its write transaction, with their index entries:
+   * LMDB has one writer, and encoding was half the time a large insert held it while another
+   * thread (a rebuild writing history beside its chats) waited to write. Outside a transaction,
+   * lmdb saves a shape met for the first time in a transaction of its own, committed at once.
+   * Only with no write of this store in flight (see EmbeddedDocumentStore): the encoder then
+   * holds no shape a transaction saved that may yet roll back.
+   */
+  prepareInserts(collection: string, docs: readonly Document[]): PreparedInserts {
+    const defs = this.catalog.all(collection);
+    const encoder = (this.docs as unknown as { encoder: ValueEncoder }).encoder;
+    // One prepared insert at a time (the store prepares only with no write in flight): the
+    // arena of the last one has been written, and is filled again.
+    const bytes = this.arena;
+    bytes.clear();
+    const layout: number[] = [];
+    for (const doc of docs) {
+      bytes.add(docKey(collection, doc._id));
+      bytes.add(encodedValue(encoder, doc));
+      for (const def of defs) {
+        const { entries, multikey } = indexEntries(def, doc);
+        layout.push(entries.length, multikey ? 1 : 0);
+        for (const entry of entries) {
+          bytes.add(entry.key);
+          layout.push(entry.valueLength);
+        }
+      }
+    }
+    return { collection, defs, docs, bytes, layout };
+  }
+
+  /**
+   * Inside the write transaction: the prepared documents, as loadDoc would insert them (a new
+   * _id each: an existing one fails the insert). Indexes changed since they were prepared: the
+   * documents go through loadDoc instead.
+   */
+  loadPrepared(prepared: PreparedInserts): void {
+    const { collection, defs, docs, bytes, layout } = prepared;
+    if (this.catalog.all(collection) !== defs) {
+      for (const doc of docs) this.loadDoc(collection, doc);
+      return;
+    }
+    let item = 0;
+    let at = 0;
+    for (const doc of docs) {
+      const key = bytes.item(item++);
+      // One lookup fewer than a check first: the put declines to replace an existing _id.
+      if (!putNew(this.docs, key, asBinary(bytes.item(item++)))) throw new DuplicateKeyError(collection, doc._id);
+      for (const def of defs) {
+        const count = layout[at++] as number;
+        const multikey = layout[at++] === 1;
+        for (let e = 0; e < count; e++) {
+          const entryKey = bytes.item(item++);
+          const valueLength = layout[at++] as number;
+          if (def.unique) this.checkUnique(def, entryKey.subarray(0, valueLength), doc._id, () => entryValues(def, doc, entryKey));
+          this.index.putSync(entryKey, doc._id);
+        }
+        if (multikey && !def.multikey) this.catalog.markMultikey(def);
+      }
+    }
+  }
+
   replaceDoc(collection: string, before: Document, after: Document): void {
     this.unsettle(collection, after._id, after);
     this.updateIndexes(collection, after._id, before, after);
@@ -267,13 +363,30 @@ export class Storage {
   }
 
   private addEntry(def: IndexDef, entry: IndexEntry, id: string): void {
-    if (def.unique) {
-      for (const other of this.scanIndex(prefixRange(valuePrefix(entry)), false, 0, 2)) {
-        if (other !== id) throw new DuplicateKeyError(def.collection, `${def.name} dup key: ${describe(entry.values)}`);
-      }
-    }
+    if (def.unique) this.checkUnique(def, valuePrefix(entry), id, () => entry.values);
     this.index.putSync(entry.key, id);
   }
+
+  /** A unique index admits one document per values: another one's entry with this prefix fails the write. */
+  private checkUnique(def: IndexDef, prefix: Buffer, id: string, values: () => unknown[]): void {
+    for (const other of this.scanIndex(prefixRange(prefix), false, 0, 2)) {
+      if (other !== id) throw new DuplicateKeyError(def.collection, `${def.name} dup key: ${describe(values())}`);
+    }
+  }
+}
+
+/** The values of the document's entry with this key, for the message of a duplicate. */
+function entryValues(def: IndexDef, doc: Document, key: Buffer): unknown[] {
+  return indexEntries(def, doc).entries.find((entry) => entry.key.equals(key))?.values ?? [];
+}
+
+/**
+ * Puts a value under a key that must be new; answers false, having written nothing, when the key
+ * is there. (lmdb's putSync answers whether it wrote; its typings say void.)
+ */
+function putNew(db: Database<Document, Buffer>, key: Buffer, value: ReturnType<typeof asBinary>): boolean {
+  const put = db.putSync.bind(db) as unknown as (key: Buffer, value: unknown, options: { noOverwrite: true }) => boolean;
+  return put(key, value, { noOverwrite: true });
 }
 
 interface CachedDoc {

@@ -1,7 +1,7 @@
 import type { Document, Filter, IndexSpec, Update, UpdateResult, WriteOp } from '../port.js';
 import { defineIndex, sameDefinition, sameKeys, type IndexDef } from './index-keys.js';
 import { findDocuments } from './query-executor.js';
-import type { Storage } from './storage.js';
+import type { PreparedInserts, Storage } from './storage.js';
 import { applyUpdate, assertReplacement, assertUpdate, replacementId, upsertDocument } from './update-apply.js';
 import { compareValues } from './value-order.js';
 
@@ -24,10 +24,17 @@ export function insertOne(storage: Storage, collection: string, doc: Document): 
  * shared transaction need (see Storage.loadDoc).
  */
 export function insertMany(storage: Storage, collection: string, docs: readonly Document[]): void {
-  for (const doc of docs) {
-    if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
-    storage.loadDoc(collection, idFirst(doc));
-  }
+  for (const doc of docs) storage.loadDoc(collection, idFirst(withStringId(doc)));
+}
+
+/** insertMany's documents encoded before its transaction, for Storage.loadPrepared inside it. */
+export function prepareInsertMany(storage: Storage, collection: string, docs: readonly Document[]): PreparedInserts {
+  return storage.prepareInserts(collection, docs.map((doc) => idFirst(withStringId(doc))));
+}
+
+function withStringId(doc: Document): Document {
+  if (typeof doc._id !== 'string') throw new TypeError('documents need a string _id');
+  return doc;
 }
 
 export function replaceOne(storage: Storage, collection: string, filter: Filter, doc: Document, upsert = false): UpdateResult {
