@@ -1,0 +1,51 @@
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * The measuring half of bench/rebuild.ts, run in a node process started as `npm run rebuild`
+ * starts one (its V8 settings): the rate of reading the log, of rebuilding every model, and of
+ * each model alone, all in this process. One JSON line per measurement on stdout.
+ */
+const load = <T>(path: string): Promise<T> => import(pathToFileURL(resolve(fileURLToPath(import.meta.url), '../../dist', path)).href) as Promise<T>;
+const { AliasedDocumentStore } = await load<typeof import('../src/infra/docstore/aliased-document-store.js')>('infra/docstore/aliased-document-store.js');
+const { EmbeddedDocumentStore } = await load<typeof import('../src/infra/docstore/embedded/embedded-document-store.js')>('infra/docstore/embedded/embedded-document-store.js');
+const { EmbeddedEventStore } = await load<typeof import('../src/infra/eventstore/embedded/embedded-event-store.js')>('infra/eventstore/embedded/embedded-event-store.js');
+const { silentProgress } = await load<typeof import('../src/rebuild/progress.js')>('rebuild/progress.js');
+const { READ_MODELS } = await load<typeof import('../src/rebuild/read-models.js')>('rebuild/read-models.js');
+const { Rebuilder } = await load<typeof import('../src/rebuild/rebuilder.js')>('rebuild/rebuilder.js');
+
+const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+/** Events per second of reading the whole log in the rebuild's chunks, doing nothing with them. */
+async function readRate(events: Awaited<ReturnType<typeof EmbeddedEventStore.open>>): Promise<number> {
+  const started = performance.now();
+  let after = -1n;
+  let count = 0;
+  for (;;) {
+    const batch = await events.readAll({ after, maxCount: 5_000 });
+    if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.position;
+    count += batch.length;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+const dir = process.argv[2] as string;
+const events = await EmbeddedEventStore.open({ path: join(dir, 'events') });
+const docs = await AliasedDocumentStore.open(await EmbeddedDocumentStore.open({ path: join(dir, 'docs') }));
+try {
+  say({ read: await readRate(events) });
+  // As `npm run rebuild` and a serving gateway run it on the embedded stores: the costliest fold
+  // on a thread of its own.
+  const thread = { events: join(dir, 'events'), docs: join(dir, 'docs') };
+  const { stats } = await new Rebuilder(events, docs, silentProgress, { thread }).rebuild(READ_MODELS);
+  say({ all: { events: stats.events, seconds: stats.seconds } });
+  // Where the time goes: each read model rebuilt alone, over the same log (each reads it whole).
+  for (const model of READ_MODELS) {
+    const alone = await new Rebuilder(events, docs, silentProgress).rebuild([model]);
+    say({ alone: { name: model.name, events: alone.stats.events, seconds: alone.stats.seconds } });
+  }
+} finally {
+  await events.close();
+  await docs.close();
+}
