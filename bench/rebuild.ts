@@ -11,7 +11,7 @@ import { report } from './lib.js';
 
 /**
  * The rebuild as `npm run rebuild` runs it: the built JavaScript, in a node process given the
- * rebuild's V8 settings (src/rebuild/node-flags.ts), which bench/rebuild-child.ts measures in.
+ * rebuild's V8 settings (src/rebuild/node-flags.ts), which bench/rebuild-child.mjs measures in.
  * Run through `npm run bench` only, which builds first (run alone, it would time whatever dist
  * held). From the TypeScript sources, its worker thread compiled them all again through tsx, a
  * tenth of the rebuild that no user pays.
@@ -71,9 +71,9 @@ async function fillLog(events: EmbeddedEventStore): Promise<void> {
 
 type FromChild = { read: number } | { all: { events: number; seconds: number } } | { alone: { name: string; events: number; seconds: number } };
 
-/** Runs bench/rebuild-child.ts on the filled log in a process with these node flags; its measurements. */
+/** Runs bench/rebuild-child.mjs on the filled log in a process with these node flags; its measurements. */
 async function measureInChild(dir: string, flags: readonly string[]): Promise<FromChild[]> {
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', fileURLToPath(new URL('./rebuild-child.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...flags, fileURLToPath(new URL('./rebuild-child.mjs', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const [code] = (await once(child, 'exit')) as [number | null];
