@@ -270,10 +270,14 @@ export class Storage {
     }
     let item = 0;
     let at = 0;
+    const idStart = collectionPrefix(collection).length;
     for (const doc of docs) {
       const key = bytes.item(item++);
       // One lookup fewer than a check first: the put declines to replace an existing _id.
       if (!putNew(this.docs, key, asBinary(bytes.item(item++)))) throw new DuplicateKeyError(collection, doc._id);
+      // The _id's UTF-8, as its entries hold it: the end of the document's key (docKey), not a
+      // buffer of its own for each entry.
+      const id = key.subarray(idStart) as unknown as string;
       for (const def of defs) {
         const count = layout[at++] as number;
         const multikey = layout[at++] === 1;
@@ -281,7 +285,7 @@ export class Storage {
           const entryKey = bytes.item(item++);
           const valueLength = layout[at++] as number;
           if (def.unique) this.checkUnique(def, entryKey.subarray(0, valueLength), doc._id, () => entryValues(def, doc, entryKey));
-          this.index.putSync(entryKey, doc._id);
+          this.index.putSync(entryKey, id);
         }
         if (multikey && !def.multikey) this.catalog.markMultikey(def);
       }
