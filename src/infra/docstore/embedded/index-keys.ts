@@ -81,10 +81,13 @@ export const NO_ENTRIES: DocumentEntries = { entries: [], multikey: false };
 /** The entry's key up to its values: every entry of a unique index with these values starts with it. */
 export const valuePrefix = (entry: IndexEntry): Buffer => entry.key.subarray(0, entry.valueLength);
 
-/** Missing fields index as null, so (as in MongoDB) a unique index admits one document without the field. */
-export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
+/**
+ * Missing fields index as null, so (as in MongoDB) a unique index admits one document without the
+ * field. `scratch`: see KeyBuilder (a document with a single entry has its key built there).
+ */
+export function indexEntries(def: IndexDef, doc: Document, scratch?: Buffer): DocumentEntries {
   if (def.partial && !def.partial.holds(doc)) return NO_ENTRIES;
-  const single = singleEntry(def, doc);
+  const single = singleEntry(def, doc, scratch);
   if (single) return single;
   const fields = def.keys.map(([path]) => pathValues(doc, path));
   let combinations: unknown[][] = [[]];
@@ -117,7 +120,7 @@ export function indexEntries(def: IndexDef, doc: Document): DocumentEntries {
  * or missing). One entry, built without walking paths or combining values: the same key bytes
  * the general path builds, at a fraction of the cost.
  */
-function singleEntry(def: IndexDef, doc: Document): DocumentEntries | undefined {
+function singleEntry(def: IndexDef, doc: Document, scratch: Buffer | undefined): DocumentEntries | undefined {
   const values: unknown[] = [];
   for (const [path] of def.keys) {
     if (path.includes('.')) return undefined;
@@ -126,7 +129,7 @@ function singleEntry(def: IndexDef, doc: Document): DocumentEntries | undefined 
     if (value !== null && (typeof value === 'object' || typeof value === 'function')) return undefined;
     values.push(value ?? null);
   }
-  const builder = new KeyBuilder(def.prefix);
+  const builder = new KeyBuilder(def.prefix, scratch);
   for (let i = 0; i < values.length; i++) builder.value(values[i], (def.keys[i] as readonly [string, 1 | -1])[1]);
   const valueLength = builder.size;
   const key = builder.tail(doc._id).build();

@@ -16,11 +16,16 @@ export class KeyBuilder {
   private bytes: Buffer;
   private length: number;
 
-  constructor(prefix?: Uint8Array) {
+  /**
+   * `scratch`: a buffer to build in, for a key read (copied or written) before the next one is
+   * built in it; a bulk insert encodes hundreds of thousands of keys, each a piece of Node's pool
+   * otherwise, made only to be copied.
+   */
+  constructor(prefix?: Uint8Array, scratch?: Buffer) {
     const size = prefix?.length ?? 0;
     // Room for a typical index key (a few ids and numbers) without growing: small buffers come
     // from Node's shared pool, and growing meant a second buffer and a copy for most keys.
-    this.bytes = Buffer.allocUnsafe(size + 256);
+    this.bytes = scratch !== undefined && scratch.length >= size + 256 ? scratch : Buffer.allocUnsafe(size + 256);
     if (prefix) this.bytes.set(prefix, 0);
     this.length = size;
   }

@@ -97,6 +97,8 @@ export class Storage {
   private readonly recent = new BoundedMap<string, Document>(RECENT_DOCS);
   /** The bytes of the prepared insert (see prepareInserts). */
   private readonly arena = new ByteArena();
+  /** Where prepareInserts builds each key before it copies it into the arena. */
+  private readonly keyScratch = Buffer.allocUnsafe(4096);
   private writing = false;
   private writeSeq = 0;
   /**
@@ -242,11 +244,13 @@ export class Storage {
     const bytes = this.arena;
     bytes.clear();
     const layout: number[] = [];
+    // Each key is copied into the arena before the next one is built in the scratch buffer.
+    const scratch = this.keyScratch;
     for (const doc of docs) {
-      bytes.add(docKey(collection, doc._id));
+      bytes.add(docKey(collection, doc._id, scratch));
       bytes.add(encodedValue(encoder, doc));
       for (const def of defs) {
-        const { entries, multikey } = indexEntries(def, doc);
+        const { entries, multikey } = indexEntries(def, doc, scratch);
         layout.push(entries.length, multikey ? 1 : 0);
         for (const entry of entries) {
           bytes.add(entry.key);
@@ -450,9 +454,9 @@ function collectionPrefix(collection: string): Buffer {
   return prefix;
 }
 
-/** [collection, _id]: the collection part is encoded once and reused. */
-function docKey(collection: string, id: string): Buffer {
-  return new KeyBuilder(collectionPrefix(collection)).tail(id).build();
+/** [collection, _id]: the collection part is encoded once and reused. `scratch`: see KeyBuilder. */
+function docKey(collection: string, id: string, scratch?: Buffer): Buffer {
+  return new KeyBuilder(collectionPrefix(collection), scratch).tail(id).build();
 }
 
 function collectionRange(collection: string): KeyRange {
