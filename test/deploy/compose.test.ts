@@ -106,6 +106,15 @@ describe('docker-compose.yml: EventStoreDB, a MongoDB replica set, two gateway n
     for (const n of NODES) expect(healthText(node(n))).to.include('/health');
   });
 
+  it('copies into the image everything npm run build reads before it builds', () => {
+    const dockerfile = read('Dockerfile');
+    const copied = [...dockerfile.matchAll(/^COPY\s+(.+?)\s+\S+$/gm)].flatMap((m) => (m[1] as string).split(/\s+/));
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const build = Object.entries(scripts).filter(([name]) => name === 'build' || name.startsWith('build:')).map(([, command]) => command).join(' ');
+    for (const dir of new Set([...build.matchAll(/\b(scripts|src)\//g)].map((m) => m[1] as string))) expect(copied, dir).to.include(dir);
+    for (const file of ['tsconfig.json', 'tsconfig.build.json', 'vite.config.ts']) expect(copied, file).to.include(file);
+  });
+
   it('runs the gateway image as a non-root user that owns /data and /keys', () => {
     const dockerfile = read('Dockerfile');
     const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
