@@ -71,6 +71,8 @@ export interface RebuilderOptions {
 
 /** Log events read per step; each step's writes of every read model commit in one batch. */
 const CHUNK = 5_000;
+/** Log events read and folded at a time within a step (see replay). */
+const READ_PART = 1_000;
 /**
  * In a serving gateway, smaller steps with a turn of the event loop between them: the replay is
  * CPU work on the thread that answers requests, and a request should wait for one step at most.
@@ -84,6 +86,9 @@ const STAGED_STEP = 10_000;
 const DELETE_STEP = 1_000;
 
 type Replaying = { model: ReadModel; projection: Projection; staged: boolean; appendOnly: boolean };
+
+/** A step's writes so far: other models' operations, and append-only models' new documents by collection. */
+type Step = { ops: WriteOp[]; inserts: Map<string, Document[]> };
 
 /**
  * Rebuilds read models from the log into fresh collections, then points their logical names at
@@ -246,14 +251,6 @@ export class Rebuilder {
     try {
       for (;;) {
         if (this.options.live) await new Promise((resolve) => setImmediate(resolve));
-        let batch = await this.events.readAll({ after: last, maxCount: this.chunk });
-        if (upTo !== undefined && batch.length > 0 && (batch[batch.length - 1] as RecordedEvent).position > upTo) {
-          batch = batch.filter((e) => e.position <= upTo);
-        }
-        if (batch.length === 0) {
-          await writing;
-          return last;
-        }
         // A projection that reads (ReadingApply) sees its own writes so far: the commit in flight
         // and the step's writes before the event are committed before it reads.
         const readFresh = (pending: WriteOp[]): ReadDocs => async (collection, filter) => {
@@ -261,15 +258,36 @@ export class Rebuilder {
           if (pending.length > 0) await fresh.batch(pending.splice(0));
           return fresh.collection(collection).find(filter);
         };
-        const { ops, inserts } = await this.fold(batch, replaying, staged, readFresh);
+        const step: Step = { ops: [], inserts: new Map() };
+        // The step's events are read a part at a time, each folded before the next is read: the
+        // events of a part can be collected once folded, where a whole step of them, decoded at
+        // once, outlived every young-generation collection made while it was folded.
+        let folded = 0;
+        let ended = false;
+        while (folded < this.chunk) {
+          let batch = await this.events.readAll({ after: last, maxCount: Math.min(READ_PART, this.chunk - folded) });
+          if (upTo !== undefined && batch.length > 0 && (batch[batch.length - 1] as RecordedEvent).position > upTo) {
+            batch = batch.filter((e) => e.position <= upTo);
+          }
+          if (batch.length === 0) {
+            ended = true;
+            break;
+          }
+          await this.fold(batch, replaying, staged, readFresh, step);
+          last = (batch[batch.length - 1] as RecordedEvent).position;
+          folded += batch.length;
+          advanced(last, batch.length);
+        }
         await writing;
-        if (ops.length > 0 || inserts.size > 0) {
-          writing = this.write(fresh, inserts, ops);
+        if (step.ops.length > 0 || step.inserts.size > 0) {
+          writing = this.write(fresh, step.inserts, step.ops);
           // Awaited at the next step; until then a failure must not count as unhandled.
           writing.catch(() => undefined);
         }
-        last = (batch[batch.length - 1] as RecordedEvent).position;
-        advanced(last, batch.length);
+        if (ended) {
+          await writing;
+          return last;
+        }
       }
     } finally {
       await writing.catch(() => undefined);
@@ -301,17 +319,17 @@ export class Rebuilder {
   }
 
   /**
-   * One step's events through every model: the staged ones in memory, the writes of the others
-   * answered (an append-only model's as new documents by collection).
+   * Events of a step through every model: the staged ones in memory, the writes of the others
+   * added to the step's (an append-only model's as new documents by collection).
    */
   private async fold(
     batch: readonly RecordedEvent[],
     replaying: readonly Replaying[],
     staged: StagedFold | null,
     readFresh: (pending: WriteOp[]) => ReadDocs,
-  ): Promise<{ ops: WriteOp[]; inserts: Map<string, Document[]> }> {
-    const ops: WriteOp[] = [];
-    const inserts = new Map<string, Document[]>();
+    step: Step,
+  ): Promise<void> {
+    const { ops, inserts } = step;
     const readStaged: ReadDocs = async (collection, filter) => (staged as StagedFold).find(collection, filter);
     for (const raw of batch) {
       let typed: ReturnType<typeof typedEvent> | undefined;
@@ -334,7 +352,6 @@ export class Rebuilder {
         this.malformed(raw, typed.reason);
       }
     }
-    return { ops, inserts };
   }
 
   /** The folded documents, handed over as they are (the fold is done with them), a step at a time. */
