@@ -81,6 +81,15 @@ export function typedEvent(raw: UntypedRecordedEvent): Typed {
   return result;
 }
 
+/**
+ * typedEvent without remembering the answer, for a reader that meets each event once and shares
+ * it with no one (a rebuild's replay): a weak map entry per event of the log, for nothing, made
+ * every young-generation collection of the replay walk them.
+ */
+export function checkedEvent(raw: UntypedRecordedEvent): Typed {
+  return check(raw);
+}
+
 function check(raw: UntypedRecordedEvent): Typed {
   if (conforms(raw)) return { ok: true, event: raw };
   if (!isStoredEventType(raw.type)) return { ok: false, reason: `unknown event type ${raw.type}` };

@@ -1,6 +1,6 @@
 import { AliasedDocumentStore } from '../infra/docstore/aliased-document-store.js';
 import type { Document, WriteOp } from '../infra/docstore/port.js';
-import { typedEvent } from '../domain/recorded.js';
+import { checkedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import type { Projection, ReadDocs } from '../projections/projection.js';
 import { CHECKPOINTS } from '../projections/runner.js';
@@ -332,10 +332,10 @@ export class Rebuilder {
     const { ops, inserts } = step;
     const readStaged: ReadDocs = async (collection, filter) => (staged as StagedFold).find(collection, filter);
     for (const raw of batch) {
-      let typed: ReturnType<typeof typedEvent> | undefined;
+      let typed: ReturnType<typeof checkedEvent> | undefined;
       for (const r of replaying) {
         if (!r.projection.eventTypes.has(raw.type)) continue;
-        typed ??= typedEvent(raw);
+        typed ??= checkedEvent(raw);
         if (!typed.ok) break;
         const inMemory = staged !== null && r.staged;
         const reading = r.projection.reading?.needs(typed.event) ? r.projection.reading : undefined;
