@@ -486,6 +486,16 @@ describe('EmbeddedDocumentStore', () => {
       ]);
     });
 
+    it('forgets a document shape met by a value that failed to encode: the next document of that shape reads back after a reopen', async () => {
+      const col = store.collection('things');
+      const failed = await col.insertMany([{ _id: 'a', fresh: 1, big: 2n ** 70n } as unknown as Document]).catch((e: unknown) => e);
+      expect(failed).to.be.instanceOf(Error);
+      await col.insertMany([{ _id: 'b', fresh: 2, big: 1 }]);
+      await store.close();
+      store = await EmbeddedDocumentStore.open({ path: dir });
+      expect(await store.collection('things').find({})).to.deep.equal([{ _id: 'b', fresh: 2, big: 1 }]);
+    });
+
     it('indexes the documents by the indexes there are when it writes, should one be made after it was prepared', async () => {
       const storage = (store as unknown as { storage: Storage }).storage;
       const write = (store as unknown as { write: <R>(work: (s: Storage) => R) => Promise<R> }).write.bind(store);

@@ -46,7 +46,16 @@ export class EmbeddedDocumentStore implements DocumentStore {
     prepare: (work) => {
       this.assertOpen();
       // A write in flight may have saved a document shape its commit could still take back.
-      return this.pending.size === 0 ? work(this.storage) : undefined;
+      if (this.pending.size > 0) return undefined;
+      const shapesBefore = this.storage.savedShapes();
+      try {
+        return work(this.storage);
+      } catch (error) {
+        // msgpackr counts a shape as saved when it meets it, before the value that failed to
+        // encode: it was never written, and must not number the next document of that shape.
+        this.storage.forgetUnsavedShapes(shapesBefore);
+        throw error;
+      }
     },
   };
 

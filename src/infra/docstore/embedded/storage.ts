@@ -393,9 +393,10 @@ function entryValues(def: IndexDef, doc: Document, key: Buffer): unknown[] {
  * is there. (lmdb's putSync answers whether it wrote; its typings say void.)
  */
 function putNew(db: Database<Document, Buffer>, key: Buffer, value: ReturnType<typeof asBinary>): boolean {
-  const put = db.putSync.bind(db) as unknown as (key: Buffer, value: unknown, options: { noOverwrite: true }) => boolean;
-  return put(key, value, { noOverwrite: true });
+  return (db as unknown as { putSync(key: Buffer, value: unknown, options: typeof NO_OVERWRITE): boolean }).putSync(key, value, NO_OVERWRITE);
 }
+
+const NO_OVERWRITE = { noOverwrite: true } as const;
 
 interface CachedDoc {
   doc: Document;
