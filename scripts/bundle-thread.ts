@@ -1,4 +1,5 @@
 import { build } from 'esbuild';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -21,7 +22,9 @@ export async function bundleThread(entry: string, outfile: string): Promise<void
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// Run as a script (npm run build:thread), not imported: node resolves links in import.meta.url,
+// not in argv.
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const built = fileURLToPath(new URL('../dist/rebuild/thread-entry.js', import.meta.url));
   await bundleThread(built, built);
 }

@@ -8,7 +8,8 @@ import { rebuildNodeFlags } from './node-flags.js';
 const child = spawn(process.execPath, [...process.execArgv, ...rebuildNodeFlags(), fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './main.ts' : './main.js', import.meta.url)), ...process.argv.slice(2)], {
   stdio: 'inherit',
 });
-// A terminal's interrupt reaches both; a signal sent to this process alone is passed on.
+// A signal sent to this process is passed on. A terminal's interrupt reaches both, so the child
+// gets it twice: it has no handler, and the first ends it.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
 child.on('error', (err) => {
   process.stderr.write(`could not start the rebuild: ${err.message}\n`);
