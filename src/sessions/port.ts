@@ -1,4 +1,5 @@
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
+import type { AccountOperations } from './account-port.js';
 
 /**
  * The messaging-network port. Two drivers implement it: `baileys` (the real network) and
@@ -140,6 +141,8 @@ export interface NetworkConnection {
    * the new location, or undefined when the network has no way to (the sandbox's media never expires).
    */
   refreshMedia?(message: NetworkMessage): Promise<NetworkMessage['media'] | undefined>;
+  /** Groups, profile, block list, privacy, labels and status posts (account-port.ts). */
+  readonly account: AccountOperations;
   /** Unlinks the device on the network and wipes nothing locally (the manager does). */
   logout(): Promise<void>;
   /** Closes the socket without unlinking; no onClose follows. */

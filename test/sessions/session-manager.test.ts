@@ -35,6 +35,7 @@ class FakeSocket {
       rejectCall: async (id) => void this.rejected.push(id),
       modifyChat: refuse,
       groupInviteCode: refuse,
+      account: new Proxy({} as NetworkConnection['account'], { get: () => refuse }),
       logout: async () => undefined,
       end: async () => void (this.ended = true),
     };

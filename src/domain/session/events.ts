@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { AccountEventSchemas } from './account-events.js';
 
 /**
  * What happens on an instance's session, as stored in `session-<id>`. Both drivers (Baileys,
@@ -240,6 +241,8 @@ export const SessionEventSchemas = {
   }),
   /** A queued send given up (the session stayed down past the horizon, or the network refused it). */
   SendAbandoned: Type.Object({ message_id: Str, reason: Str }),
+  /** Groups, contacts, block list, privacy, labels and status posts: account-events.ts. */
+  ...AccountEventSchemas,
 } as const;
 
 type Schemas = typeof SessionEventSchemas;

@@ -3,6 +3,8 @@ import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import { NotConnectedError, type NetworkClose, type NumberCheck, type OutgoingMedia, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
+import { BaileysAccountOperations } from './account-operations.js';
+import { OwnEchoes } from './own-echoes.js';
 import type { BoundedCache } from './bounded-cache.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
 import { chatModification } from './chat-modify.js';
@@ -86,8 +88,19 @@ export class BaileysConnection implements NetworkConnection {
   private appStateKeyWaiters: (() => void)[] = [];
   /** Counts key arrivals, so a key that arrives while a refused action is on its way back is not missed. */
   private appStateKeyArrivals = 0;
+  /** Groups, profile, block list, privacy, labels, status posts (account-operations.ts). */
+  readonly account: BaileysAccountOperations;
+  private readonly ownEchoes = new OwnEchoes();
 
   constructor(private readonly deps: ConnectionDeps) {
+    this.account = new BaileysAccountOperations({
+      sock: deps.sock,
+      numbers: deps.numbers,
+      ensureOpen: () => this.ensureOpen(),
+      call: (work) => this.call(work),
+      appState: (work) => this.withAppStateKeys(work),
+      expectEcho: (group, kind, people) => this.ownEchoes.expect(group, kind, people),
+    });
     this.events = new SerialQueue((error) => deps.logger.error({ err: error }, 'delivering session events failed'));
     this.creds = new SerialQueue((error) => deps.logger.error({ err: error }, 'saving network credentials failed'));
     this.pairingReady = new Promise<void>((resolve, reject) => {
@@ -116,7 +129,7 @@ export class BaileysConnection implements NetworkConnection {
       const { events, refreshGroups } = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
       this.typing.observe(events);
       this.watchSenders(events);
-      this.deliver(this.lidPairs.filter(events));
+      this.deliver(this.ownEchoes.filter(this.lidPairs.filter(events)));
       for (const jid of refreshGroups) this.refreshGroup(jid);
     } catch (error) {
       // A payload shape we did not foresee must not take the connection down with it.
@@ -367,7 +380,12 @@ export class BaileysConnection implements NetworkConnection {
   async modifyChat(chat: string, action: ChatAction): Promise<void> {
     this.ensureOpen();
     const jid = toJid(chat);
-    const modify = () => this.call(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+    await this.withAppStateKeys(() => this.deps.sock.chatModify(chatModification(jid, action), jid));
+  }
+
+  /** An app-state change; refused for want of the phone's sync keys, it waits for them (bounded) and is tried once more. */
+  private async withAppStateKeys(work: () => Promise<void>): Promise<void> {
+    const modify = () => this.call(work);
     const arrivals = this.appStateKeyArrivals;
     try {
       await modify();

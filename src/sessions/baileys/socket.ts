@@ -1,5 +1,33 @@
 import type { UserFacingSocketConfig, WASocket } from '@whiskeysockets/baileys';
 
+/** The calls that run the account rather than its messages (account-operations.ts). */
+export type AccountCalls =
+  | 'groupCreate'
+  | 'groupParticipantsUpdate'
+  | 'groupUpdateSubject'
+  | 'groupUpdateDescription'
+  | 'groupSettingUpdate'
+  | 'groupToggleEphemeral'
+  | 'groupRevokeInvite'
+  | 'groupGetInviteInfo'
+  | 'groupAcceptInvite'
+  | 'groupLeave'
+  | 'updateProfilePicture'
+  | 'removeProfilePicture'
+  | 'updateProfileName'
+  | 'updateProfileStatus'
+  | 'updateBlockStatus'
+  | 'fetchBlocklist'
+  | 'fetchPrivacySettings'
+  | 'updateLastSeenPrivacy'
+  | 'updateOnlinePrivacy'
+  | 'updateProfilePicturePrivacy'
+  | 'updateStatusPrivacy'
+  | 'updateGroupsAddPrivacy'
+  | 'updateReadReceiptsPrivacy'
+  | 'addChatLabel'
+  | 'removeChatLabel';
+
 /**
  * The part of Baileys' socket this driver uses, and nothing more. The connection depends on this
  * rather than on WASocket so its wiring (listeners, end before reconnect, caches) can be tested
@@ -26,6 +54,7 @@ export type BaileysSocket = Pick<
   | 'presenceSubscribe'
   | 'sendPresenceUpdate'
   | 'updateMediaMessage'
+  | AccountCalls
 > & {
   /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;

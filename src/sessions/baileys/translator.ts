@@ -3,6 +3,8 @@ import type { DisconnectReason, SessionEvent } from '../../domain/session/events
 import { chatsDeleteEvents, chatsUpsertEvents, chatUpdateEvents, historyEvents, liveUnreadIncrements } from './chat-translator.js';
 import { compact } from './compact.js';
 import { groupParticipantsEvents, groupsUpdateEvents, groupsUpsertEvents } from './group-translator.js';
+import { groupChangeEvents } from './group-change-translator.js';
+import { accountEvents } from './account-translator.js';
 import { isLid, jidUser, normalizeJid } from './jid.js';
 import { lidMappingEvent, messageLidPairs, uniquePairs } from './lid-pairs.js';
 import { translateMessage, type TranslateContext } from './message-translator.js';
@@ -60,6 +62,8 @@ export function translateBatch(batch: Partial<BaileysEventMap>, ctx: BatchContex
     refresh(roles);
   }
   if (batch['presence.update']) events.push(...presenceEvents(batch['presence.update'], ctx.wasTyping, ctx));
+  // Who changed what in groups, the address book, block list and labels (account-events.ts).
+  events.push(...groupChangeEvents(batch, ctx), ...accountEvents(batch));
   return { events, refreshGroups };
 }
 

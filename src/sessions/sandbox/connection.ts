@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../../domain/session/events.js';
-import { groupInviteCode, modifyChat } from './chat-actions.js';
+import type { SandboxAccountOperations } from './account-operations.js';
+import { modifyChat } from './chat-actions.js';
 import {
   NotConnectedError,
   type AuthStateStore,
@@ -50,6 +51,8 @@ export class SandboxConnection implements NetworkConnection {
   /** Events queued behind the chain that have not started: later deliveries join them. */
   private waiting: { events: SessionEvent[]; defer: boolean; done: Promise<void> } | undefined;
   private silenced = false;
+  /** Set by the network as the connection is made (account-operations.ts). */
+  account!: SandboxAccountOperations;
 
   constructor(
     readonly instanceId: string,
@@ -161,7 +164,7 @@ export class SandboxConnection implements NetworkConnection {
   }
 
   groupInviteCode(group: string): Promise<string> {
-    return groupInviteCode(this, group);
+    return this.account.inviteCode(group);
   }
 
   rejectCall(callId: string, from: string): Promise<void> {

@@ -14,7 +14,7 @@ export interface ParticipantsChange {
   removed: GroupMember[];
 }
 
-function member(phone: PhoneDoc, owner = false): GroupMember {
+export function member(phone: PhoneDoc, owner = false): GroupMember {
   const out: GroupMember = { phone: phone._id, is_admin: owner, is_super_admin: owner };
   if (phone.addressing === 'lid' && phone.lid) out.lid = phone.lid;
   return out;
@@ -51,6 +51,11 @@ export class Groups {
       created_s: unixSeconds(this.clock.now()),
     };
     if (input.topic !== undefined) group.topic = input.topic;
+    return this.insertNew(group);
+  }
+
+  /** Stores a new group under a fresh id (the `_id` given is replaced). */
+  async insertNew(group: GroupDoc): Promise<GroupDoc> {
     // Real group ids are 18 digits starting 120363; a collision only costs another draw.
     for (let attempt = 0; ; attempt++) {
       group._id = `120363${this.digits(12)}@g.us`;

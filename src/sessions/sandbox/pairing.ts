@@ -11,6 +11,7 @@ import { historySync } from './history.js';
 import { profileFields, type Phones } from './phones.js';
 import type { Registry } from './registry.js';
 import { deliverOffline } from './messaging.js';
+import { accountSync } from './far-end.js';
 import { DURABLE, type PhoneDoc, type SandboxState } from './state.js';
 import { groupInfo } from './views.js';
 
@@ -121,6 +122,7 @@ export class Pairing {
       const history = await historySync(phone, groups, this.conversations, this.phones);
       events = [...connectedEvents(phone), { type: 'HistorySyncReceived', data: history }];
       if (groups.length > 0) events.push({ type: 'GroupsUpserted', data: { groups: groups.map(groupInfo) } });
+      events.push(...(await accountSync(phone, this.phones)));
     } catch (error) {
       if (conn.state === 'linking') conn.state = 'pairing';
       throw error;

@@ -4,11 +4,16 @@ import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { IdGenerator } from '../../infra/ids.js';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { parseAddress } from './addresses.js';
+import { AccountAdmin } from './account-admin.js';
+import { SandboxAccountOperations } from './account-operations.js';
 import { Calls } from './calls.js';
 import { SandboxConnection } from './connection.js';
 import { Conversations } from './conversations.js';
 import { announceGroup, announceParticipants } from './group-events.js';
 import { Groups } from './groups.js';
+import { GroupAdmin } from './group-admin.js';
+import { SandboxFarEnd } from './far-end.js';
+import { Pictures } from './pictures.js';
 import { InstanceActions } from './instance-actions.js';
 import { blobIdOf, MediaStore } from './media-store.js';
 import { Messaging, type Content, type Route } from './messaging.js';
@@ -67,6 +72,10 @@ export class SandboxNetwork implements MessagingNetwork {
   private readonly calls: Calls;
   private readonly statusPosts: StatusPosts;
   private readonly latencyMs: number;
+  private readonly groupAdmin: GroupAdmin;
+  private readonly accountAdmin: AccountAdmin;
+  /** What phones see of what instances do, and what a phone does to a group by hand (far-end.ts). */
+  readonly farEnd: SandboxFarEnd;
 
   constructor(options: SandboxOptions) {
     const { docs, clock, ids } = options;
@@ -82,11 +91,16 @@ export class SandboxNetwork implements MessagingNetwork {
     this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
     this.statusPosts = new StatusPosts(this.phones, this.registry, ids, clock);
     this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones), this.media);
+    const pictures = new Pictures(this.state, ids, clock, options.publicUrl);
+    this.groupAdmin = new GroupAdmin(this.state, this.phones, this.groups, new Numbers(this.phones), pictures, this.registry, ids, clock);
+    this.accountAdmin = new AccountAdmin(this.state, this.phones, new Numbers(this.phones), pictures, this.media, this.registry, ids, clock);
+    this.farEnd = new SandboxFarEnd(this.state, this.phones, this.groupAdmin, pictures);
   }
 
   async connect(options: ConnectOptions): Promise<NetworkConnection> {
     await this.state.ready();
     const conn = new SandboxConnection(options.instanceId, options.accountId, options.auth, options.handlers, this.actions, this.latencyMs);
+    conn.account = new SandboxAccountOperations(conn, this.phones, this.groupAdmin, this.accountAdmin);
     this.registry.open(conn);
     await this.pairing.start(conn);
     return conn;

@@ -16,6 +16,8 @@ export const COLLECTIONS = {
   media: 'sandbox_media',
   mediaChunks: 'sandbox_media_chunks',
   calls: 'sandbox_calls',
+  statuses: 'sandbox_statuses',
+  pictures: 'sandbox_pictures',
 } as const;
 
 export interface PhoneDoc extends Document {
@@ -32,6 +34,14 @@ export interface PhoneDoc extends Document {
   lid?: string;
   /** `lid`: instances see it by its LID, with the phone jid as alternate (privacy addressing). */
   addressing?: 'pn' | 'lid';
+  /** What the account set on the network (account-admin.ts): picture, privacy, blocks, labels. */
+  picture_id?: string;
+  privacy?: Record<string, string>;
+  /** Phones this account blocked: they can still send, nothing reaches this account. */
+  blocked?: string[];
+  /** Business accounts: their labels, and which chats carry which. */
+  labels?: { id: string; name: string; color: number }[];
+  chat_labels?: { chat: string; label_id: string }[];
 }
 
 export type StoredMedia = SessionEventData<'MessageReceived'>['message']['media'] & object;
@@ -93,6 +103,30 @@ export interface GroupDoc extends Document {
   locked: boolean;
   ephemeral_seconds: number;
   created_s: number;
+  /** The invite link's code (made on first ask; a revoke replaces it). */
+  invite_code?: string;
+  picture_id?: string;
+}
+
+/** A status post as the network keeps it: who posted it and who may see it. */
+export interface StatusDoc extends Document {
+  _id: string;
+  account_id: string;
+  from: string;
+  recipients: string[];
+  text?: string;
+  media?: { kind: string; mimetype: string; file_length: number; caption?: string };
+  background_color?: string;
+  font?: number;
+  posted_at: string;
+}
+
+/** A profile or group picture (JPEG, base64), served publicly under its random id. */
+export interface PictureDoc extends Document {
+  _id: string;
+  account_id: string;
+  data: string;
+  created_at: string;
 }
 
 /** Which instance a phone's linked device is. One each way. */
@@ -143,6 +177,8 @@ export class SandboxState {
   readonly media: Collection<MediaDoc>;
   readonly mediaChunks: Collection<MediaChunkDoc>;
   readonly calls: Collection<CallDoc>;
+  readonly statuses: Collection<StatusDoc>;
+  readonly pictures: Collection<PictureDoc>;
   private setup: Promise<void> | undefined;
   private seq: Promise<number> | undefined;
 
@@ -154,6 +190,8 @@ export class SandboxState {
     this.media = docs.collection(COLLECTIONS.media);
     this.mediaChunks = docs.collection(COLLECTIONS.mediaChunks);
     this.calls = docs.collection(COLLECTIONS.calls);
+    this.statuses = docs.collection(COLLECTIONS.statuses);
+    this.pictures = docs.collection(COLLECTIONS.pictures);
   }
 
   /** Creates the indexes once per process (createIndex is idempotent). */
@@ -169,6 +207,8 @@ export class SandboxState {
       await this.mediaChunks.createIndex({ name: 'blob', keys: { blob: 1, index: 1 } });
       await this.calls.createIndex({ name: 'from', keys: { from: 1, offered_at: 1 } });
       await this.calls.createIndex({ name: 'to', keys: { to: 1, offered_at: 1 } });
+      await this.statuses.createIndex({ name: 'recipients', keys: { recipients: 1, posted_at: -1 } });
+      await this.groups.createIndex({ name: 'invite', keys: { invite_code: 1 } });
     })();
     return this.setup;
   }

@@ -18,7 +18,7 @@ import { DomainError } from '../../../src/domain/errors.js';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import { BoundedCache } from '../../../src/sessions/baileys/bounded-cache.js';
 import { BUTTONS_FALLBACK } from '../../../src/sessions/baileys/buttons-fallback.js';
-import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
+import type { AccountCalls, BaileysSocket } from '../../../src/sessions/baileys/socket.js';
 import { NotConnectedError, type AuthStateStore, type ConnectionHandlers, type NetworkConnection } from '../../../src/sessions/port.js';
 import { ALICE_LID, ALICE_PN, BOB_PN, expectValid, GROUP, ME, ME_LID, ME_PN, T0 } from './support.js';
 
@@ -28,6 +28,10 @@ import { ALICE_LID, ALICE_PN, BOB_PN, expectValid, GROUP, ME, ME_LID, ME_PN, T0 
  * end() emits the close to whoever still listens, buffered events are released by flush(), and
  * emissions go only to the current `ev.process` subscriber.
  */
+// The account's calls are tested against Baileys' own socket (test/sessions/baileys/account-operations.test.ts).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+interface FakeSocket extends Pick<BaileysSocket, AccountCalls> {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 class FakeSocket implements BaileysSocket {
   user: BaileysSocket['user'] = undefined;
   readonly authState: BaileysSocket['authState'] = { creds: initAuthCreds() };
