@@ -33,6 +33,7 @@ import { ChatQueries } from './projections/chats/chat-queries.js';
 import { chatsProjection } from './projections/chats/chats-projection.js';
 import { GroupQueries } from './projections/groups/group-queries.js';
 import { groupsProjection } from './projections/groups/groups-projection.js';
+import { contactsProjection } from './projections/contacts/contacts-projection.js';
 import { SessionQueries } from './projections/sessions/session-queries.js';
 import { sessionsProjection } from './projections/sessions/sessions-projection.js';
 import { chatListRoutes } from './api/routes/chats.js';
@@ -177,6 +178,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     instancesProjection,
     sessionsProjection,
     groupsProjection,
+    contactsProjection,
     chatsProjection,
     billing.dueTimes,
     helpdeskProjection,

@@ -2,6 +2,7 @@ import { ACCOUNTS, accountsProjection } from '../projections/accounts/accounts-p
 import { ACCESS_TOKENS, accessTokensProjection } from '../projections/accounts/access-tokens-projection.js';
 import { CHATS, chatsProjection } from '../projections/chats/chats-projection.js';
 import { GROUPS, groupsProjection, LID_MAP } from '../projections/groups/groups-projection.js';
+import { CONTACTS, contactsProjection, LABELS } from '../projections/contacts/contacts-projection.js';
 import { HISTORY, historyProjection } from '../projections/history/history-projection.js';
 import { INSTANCES, instancesProjection } from '../projections/instances/instances-projection.js';
 import type { Projection } from '../projections/projection.js';
@@ -44,6 +45,7 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'instances', staged: true, collections: [INSTANCES], projection: () => instancesProjection },
   { name: 'sessions', staged: true, collections: [SESSION_STATUS], projection: () => sessionsProjection },
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
+  { name: 'contacts', staged: true, collections: [CONTACTS, LABELS], projection: () => contactsProjection },
   { name: 'chats', staged: true, ownThread: true, collections: [CHATS], projection: () => chatsProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },

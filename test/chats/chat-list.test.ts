@@ -8,7 +8,7 @@ import { SteppingClock, chatList, chatsUntil, fieldsOf, pairedInstance, phoneSen
 const CHAT_FIELDS = [
   'phone', 'jid', 'name', 'last_message_user_name', 'last_message_user_phone', 'community_name', 'community_jid', 'archived',
   'pinned', 'unread', 'messages_unread', 'marked_as_unread', 'is_marked_spam', 'is_group', 'is_group_announcement',
-  'last_message_time', 'last_message_timestamp_ms', 'mute_end_time',
+  'last_message_time', 'last_message_timestamp_ms', 'mute_end_time', 'labels',
 ];
 
 describe('GET /instances/{id}/chats over the sandbox', () => {

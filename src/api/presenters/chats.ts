@@ -127,5 +127,6 @@ export function presentChat(c: ChatDoc, ctx: ChatContext) {
     last_message_time: c.last_message_timestamp_ms > 0 ? new Date(c.last_message_timestamp_ms).toISOString() : '',
     last_message_timestamp_ms: c.last_message_timestamp_ms,
     mute_end_time: muteEnd(c.mute_end_time, ctx.nowMs),
+    labels: c.labels ?? [],
   };
 }

@@ -69,6 +69,7 @@ const Chat = Type.Object({
   last_message_time: Type.String(),
   last_message_timestamp_ms: Type.Integer(),
   mute_end_time: Type.Integer(),
+  labels: Type.Array(Type.String(), { description: "ids of the business account's labels on the chat (CONTRACT.md: chats carry labels)" }),
 });
 
 export const ChatPage = Type.Object({

@@ -38,6 +38,8 @@ export interface ChatDoc extends Document {
    * (`_id`) after it is folded into the phone jid, so writes addressed by the LID still find it.
    */
   lid?: string;
+  /** Label ids of a business account's chat (ChatLabeled); absent until one is set. */
+  labels?: string[];
 }
 
 type ChatInfo = SessionEventData<'ChatsUpserted'>['chats'][number];
@@ -195,6 +197,7 @@ export const chatsProjection: Projection = {
     'GroupsUpserted',
     'LidMappingLearned',
     'SessionLoggedOut',
+    'ChatLabeled',
   ]),
 
   async setup(docs: DocumentStore) {
@@ -254,6 +257,11 @@ export const chatsProjection: Projection = {
       }
       case 'SessionLoggedOut':
         return [{ collection: CHATS, op: 'deleteMany', filter: { instance_id: instanceId } }];
+      case 'ChatLabeled': {
+        const d = event.data;
+        const change: Update = d.labeled ? { $addToSet: { labels: d.label_id } } : { $pull: { labels: d.label_id } };
+        return [ensure(instanceId, d.chat), update(instanceId, d.chat, change)];
+      }
       default:
         return [];
     }

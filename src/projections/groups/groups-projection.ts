@@ -2,6 +2,7 @@ import type { SessionEventData } from '../../domain/session/events.js';
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { Projection } from '../projection.js';
 import { idOfStream } from '../../domain/streams.js';
+import { groupChangeWrites } from './group-changes.js';
 
 export const GROUPS = 'groups';
 export const LID_MAP = 'lid_map';
@@ -27,6 +28,8 @@ export interface GroupDoc extends Document {
   is_community: boolean;
   community_jid: string;
   participants: Participant[];
+  /** The group's picture id when a change told it ('' removed or unknown). */
+  picture_id?: string;
 }
 
 export interface LidDoc extends Document {
@@ -36,7 +39,7 @@ export interface LidDoc extends Document {
   pn: string;
 }
 
-const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
+export const groupKey = (instanceId: string, jid: string) => `${instanceId}:${jid}`;
 
 /** Phone numbers and LIDs are both kept: replying to a LID-only sender needs the pair. */
 function lidPairs(instanceId: string, pairs: { pn?: string; lid?: string }[]): WriteOp[] {
@@ -47,7 +50,7 @@ function lidPairs(instanceId: string, pairs: { pn?: string; lid?: string }[]): W
   );
 }
 
-function groupDoc(instanceId: string, g: GroupInfo): GroupDoc {
+export function groupDoc(instanceId: string, g: GroupInfo): GroupDoc {
   return {
     _id: groupKey(instanceId, g.jid),
     instance_id: instanceId,
@@ -71,7 +74,21 @@ function groupDoc(instanceId: string, g: GroupInfo): GroupDoc {
 
 export const groupsProjection: Projection = {
   name: 'groups',
-  eventTypes: new Set(['GroupsUpserted', 'GroupParticipantsAdded', 'GroupParticipantsRemoved', 'LidMappingLearned', 'MessageReceived', 'SessionLoggedOut']),
+  eventTypes: new Set([
+    'GroupsUpserted',
+    'GroupParticipantsAdded',
+    'GroupParticipantsRemoved',
+    'LidMappingLearned',
+    'MessageReceived',
+    'SessionLoggedOut',
+    // Changes made anywhere (group-changes.ts).
+    'GroupCreated',
+    'GroupUpdated',
+    'GroupParticipantsPromoted',
+    'GroupParticipantsDemoted',
+    'GroupInviteRevoked',
+    'GroupLeft',
+  ]),
 
   async setup(docs: DocumentStore) {
     await docs.collection(GROUPS).createIndex({ name: 'instance_name', keys: { instance_id: 1, name: 1 } });
@@ -115,6 +132,13 @@ export const groupsProjection: Projection = {
         const m = event.data.message;
         return lidPairs(instanceId, [{ pn: m.sender_pn, lid: m.sender_lid }]);
       }
+      case 'GroupCreated':
+      case 'GroupUpdated':
+      case 'GroupParticipantsPromoted':
+      case 'GroupParticipantsDemoted':
+      case 'GroupInviteRevoked':
+      case 'GroupLeft':
+        return groupChangeWrites(instanceId, event);
       case 'SessionLoggedOut':
         // Another account may pair next: what this one saw is not its business.
         return [
