@@ -33,6 +33,15 @@ export class GroupInvites {
     this.cache = new BoundedMap(options.maxEntries ?? 10_000);
   }
 
+  /** A code just fetched or reset through the API: the list shows it at once, an old one never again. */
+  remember(instanceId: string, group: string, code: string): void {
+    this.cache.set(`${instanceId}:${group}`, { code, at: this.clock.now().getTime() });
+  }
+
+  forget(instanceId: string, group: string): void {
+    this.cache.delete(`${instanceId}:${group}`);
+  }
+
   async codes(instanceId: string, groups: string[]): Promise<Map<string, string>> {
     const now = this.clock.now().getTime();
     const found = new Map<string, string>();

@@ -29,6 +29,11 @@ export type GroupChange =
   | { is_locked: boolean }
   | { disappearing_timer: number };
 
+export interface PictureRef {
+  id: string;
+  url?: string;
+}
+
 export type PrivacyValues = Partial<Record<PrivacySetting, string>>;
 
 export interface NetworkLabel {
@@ -76,12 +81,12 @@ export interface AccountOperations {
   /** Joins by invite code; answers the group's jid. */
   groupAcceptInvite(code: string): Promise<string>;
   groupLeave(group: string): Promise<void>;
-  /** Sets a group's picture (JPEG); answers its id. */
-  groupPicture(group: string, jpeg: Buffer): Promise<string>;
+  /** Sets a group's picture (JPEG); answers its id (and where it is served, when known). */
+  groupPicture(group: string, jpeg: Buffer): Promise<PictureRef>;
   updateProfileName(name: string): Promise<void>;
   updateProfileStatus(about: string): Promise<void>;
-  /** Sets the account's picture (JPEG); answers its id. */
-  updateProfilePicture(jpeg: Buffer): Promise<string>;
+  /** Sets the account's picture (JPEG); answers its id (and where it is served, when known). */
+  updateProfilePicture(jpeg: Buffer): Promise<PictureRef>;
   removeProfilePicture(): Promise<void>;
   /** Another account's public profile, as the network shows it to this one. */
   contactProfile(jid: string): Promise<ContactProfile>;

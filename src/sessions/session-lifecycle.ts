@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { CommandContext } from '../domain/audit.js';
 import { DomainError } from '../domain/errors.js';
 import { withoutBroadcasts } from '../domain/session/broadcasts.js';
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
@@ -186,10 +187,21 @@ export class SessionLifecycle {
   }
 
   /** One slot's records go in order: a disconnect is never stored after the reconnect it caused. */
-  record(slot: Slot, events: SessionEvent[]): Promise<bigint | null> {
-    const done = slot.recording.then(() => this.o.log.record(slot.instanceId, slot.accountId, events));
+  record(slot: Slot, events: SessionEvent[], context?: CommandContext): Promise<bigint | null> {
+    const done = slot.recording.then(() => this.o.log.record(slot.instanceId, slot.accountId, events, context));
     slot.recording = done.catch(() => null);
     return done;
+  }
+
+  /**
+   * What an API call did on the network (a profile change, a group change), in order with what the
+   * session reports, the live status folded as for any stored event.
+   */
+  async recordAction(slot: Slot, events: SessionEvent[], context: CommandContext): Promise<bigint | null> {
+    const position = await this.record(slot, events, context);
+    const at = this.o.clock.now().toISOString();
+    for (const event of events) slot.status = evolveSessionStatus(slot.status, event, at);
+    return position;
   }
 
   /** The session as the socket of `generation` sees it, for the policies. */

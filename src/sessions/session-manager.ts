@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CommandContext } from '../domain/audit.js';
 import { conflict, DomainError } from '../domain/errors.js';
 import { isLapsed, paymentRequired } from '../domain/instance/billing.js';
-import type { NetworkMessage } from '../domain/session/events.js';
+import type { NetworkMessage, SessionEvent } from '../domain/session/events.js';
 import { systemClock, type Clock } from '../infra/clock.js';
 import type { InstanceQueries } from '../projections/instances/instance-queries.js';
 import type { SessionQueries } from '../projections/sessions/session-queries.js';
@@ -145,6 +145,15 @@ export class SessionManager {
   liveConnection(instanceId: string): NetworkConnection | null {
     const slot = this.lifecycle.get(instanceId);
     return slot?.open && slot.connection ? slot.connection : null;
+  }
+
+  /**
+   * Records what an API call did on the session's network, with the call's context, in order with
+   * what the session itself reports (and into its live status).
+   */
+  recordAction(instanceId: string, accountId: string, events: SessionEvent[], context: CommandContext): Promise<bigint | null> {
+    const slot = this.lifecycle.get(instanceId);
+    return slot ? this.lifecycle.recordAction(slot, events, context) : this.o.recorder.record(instanceId, accountId, events, context);
   }
 
   /** Starts pairing when needed and answers the current QR string. */

@@ -19,6 +19,10 @@ export class GroupQueries {
     return { total, groups: items };
   }
 
+  async byJid(instanceId: string, jid: string): Promise<GroupDoc | null> {
+    return this.docs.collection<GroupDoc>(GROUPS).findOne({ _id: `${instanceId}:${jid}` });
+  }
+
   /** The known pairs of the given LIDs and phone-number jids, in one read each. */
   async pairs(instanceId: string, lids: string[], pns: string[]): Promise<LidPairs> {
     const map = this.docs.collection<LidDoc>(LID_MAP);

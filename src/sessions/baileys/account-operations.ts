@@ -3,7 +3,7 @@ import type { AnyMessageContent, WAPrivacyGroupAddValue, WAPrivacyOnlineValue, W
 import { DomainError, invalidInput, notFound } from '../../domain/errors.js';
 import type { PrivacySetting } from '../../domain/session/account-events.js';
 import { toJid } from '../../domain/session/phone-numbers.js';
-import type { AccountOperations, ContactProfile, GroupChange, GroupInfo, ParticipantAction, ParticipantResult, PrivacyValues, StatusContent } from '../account-port.js';
+import type { AccountOperations, ContactProfile, PictureRef, GroupChange, GroupInfo, ParticipantAction, ParticipantResult, PrivacyValues, StatusContent } from '../account-port.js';
 import { compact } from './compact.js';
 import { groupInfoOf } from './group-translator.js';
 import { isGroupJid, jidUser, normalizeJid } from './jid.js';
@@ -126,10 +126,10 @@ export class BaileysAccountOperations implements AccountOperations {
     await this.group('leave the group', () => this.d.sock.groupLeave(group));
   }
 
-  async groupPicture(group: string, jpeg: Buffer): Promise<string> {
+  async groupPicture(group: string, jpeg: Buffer): Promise<PictureRef> {
     this.d.expectEcho(group, 'update');
     await this.group("change the group's picture", () => this.d.sock.updateProfilePicture(group, jpeg));
-    return pictureId(jpeg);
+    return this.pictureRef(group, jpeg);
   }
 
   async updateProfileName(name: string): Promise<void> {
@@ -142,10 +142,16 @@ export class BaileysAccountOperations implements AccountOperations {
     await this.d.call(() => this.d.sock.updateProfileStatus(about));
   }
 
-  async updateProfilePicture(jpeg: Buffer): Promise<string> {
+  async updateProfilePicture(jpeg: Buffer): Promise<PictureRef> {
     this.d.ensureOpen();
     await this.d.call(() => this.d.sock.updateProfilePicture(this.me(), jpeg));
-    return pictureId(jpeg);
+    return this.pictureRef(this.me(), jpeg);
+  }
+
+  /** The network answers no id: the picture is known by its bytes, and its URL is asked for (best effort). */
+  private async pictureRef(jid: string, jpeg: Buffer): Promise<PictureRef> {
+    const url = await this.d.call(() => this.d.sock.profilePictureUrl(jid, 'image')).catch(() => undefined);
+    return { id: pictureId(jpeg), ...(url ? { url } : {}) };
   }
 
   async removeProfilePicture(): Promise<void> {

@@ -1,11 +1,12 @@
 import { invalidInput } from '../../domain/errors.js';
 import type { PrivacySetting } from '../../domain/session/account-events.js';
-import type { AccountOperations, ContactProfile, GroupChange, GroupInfo, ParticipantAction, ParticipantResult, PrivacyValues, StatusContent } from '../account-port.js';
+import type { AccountOperations, ContactProfile, PictureRef, GroupChange, GroupInfo, ParticipantAction, ParticipantResult, PrivacyValues, StatusContent } from '../account-port.js';
 import { NotConnectedError } from '../port.js';
 import type { AccountAdmin } from './account-admin.js';
 import type { SandboxConnection } from './connection.js';
 import type { GroupAdmin } from './group-admin.js';
 import type { Phones } from './phones.js';
+import type { Pictures } from './pictures.js';
 import type { PhoneDoc } from './state.js';
 
 /** An invite link or its bare code. */
@@ -23,6 +24,7 @@ export class SandboxAccountOperations implements AccountOperations {
     private readonly phones: Phones,
     private readonly groups: GroupAdmin,
     private readonly admin: AccountAdmin,
+    private readonly pictures: Pictures,
   ) {}
 
   async groupCreate(name: string, participants: string[]): Promise<GroupInfo> {
@@ -62,8 +64,9 @@ export class SandboxAccountOperations implements AccountOperations {
     await this.groups.leave(await this.me(), group);
   }
 
-  async groupPicture(group: string, jpeg: Buffer): Promise<string> {
-    return this.groups.picture(await this.me(), group, jpeg);
+  async groupPicture(group: string, jpeg: Buffer): Promise<PictureRef> {
+    const id = await this.groups.picture(await this.me(), group, jpeg);
+    return { id, url: this.pictures.url(id) };
   }
 
   async updateProfileName(name: string): Promise<void> {
@@ -74,8 +77,9 @@ export class SandboxAccountOperations implements AccountOperations {
     await this.admin.setAbout(await this.me(), about);
   }
 
-  async updateProfilePicture(jpeg: Buffer): Promise<string> {
-    return this.admin.setPicture(await this.me(), jpeg);
+  async updateProfilePicture(jpeg: Buffer): Promise<PictureRef> {
+    const id = await this.admin.setPicture(await this.me(), jpeg);
+    return { id, url: this.pictures.url(id) };
   }
 
   async removeProfilePicture(): Promise<void> {

@@ -74,6 +74,7 @@ export class SandboxNetwork implements MessagingNetwork {
   private readonly latencyMs: number;
   private readonly groupAdmin: GroupAdmin;
   private readonly accountAdmin: AccountAdmin;
+  private readonly pictures: Pictures;
   /** What phones see of what instances do, and what a phone does to a group by hand (far-end.ts). */
   readonly farEnd: SandboxFarEnd;
 
@@ -91,7 +92,7 @@ export class SandboxNetwork implements MessagingNetwork {
     this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
     this.statusPosts = new StatusPosts(this.phones, this.registry, ids, clock);
     this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones), this.media);
-    const pictures = new Pictures(this.state, ids, clock, options.publicUrl);
+    const pictures = (this.pictures = new Pictures(this.state, ids, clock, options.publicUrl));
     this.groupAdmin = new GroupAdmin(this.state, this.phones, this.groups, new Numbers(this.phones), pictures, this.registry, ids, clock);
     this.accountAdmin = new AccountAdmin(this.state, this.phones, new Numbers(this.phones), pictures, this.media, this.registry, ids, clock);
     this.farEnd = new SandboxFarEnd(this.state, this.phones, this.groupAdmin, pictures);
@@ -100,7 +101,7 @@ export class SandboxNetwork implements MessagingNetwork {
   async connect(options: ConnectOptions): Promise<NetworkConnection> {
     await this.state.ready();
     const conn = new SandboxConnection(options.instanceId, options.accountId, options.auth, options.handlers, this.actions, this.latencyMs);
-    conn.account = new SandboxAccountOperations(conn, this.phones, this.groupAdmin, this.accountAdmin);
+    conn.account = new SandboxAccountOperations(conn, this.phones, this.groupAdmin, this.accountAdmin, this.pictures);
     this.registry.open(conn);
     await this.pairing.start(conn);
     return conn;
