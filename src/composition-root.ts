@@ -53,6 +53,12 @@ import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-s
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
 import { chooseNetwork } from './sessions/networks.js';
 import { contactRoutes } from './api/routes/contacts.js';
+import { groupRoutes } from './api/routes/groups.js';
+import { accountAdminRoutes } from './api/routes/account-admin.js';
+import { sandboxFarEndRoutes } from './api/routes/sandbox-far-end.js';
+import { GroupCommands } from './commands/groups.js';
+import { AccountSettingsCommands } from './commands/account-settings.js';
+import { ContactQueries } from './projections/contacts/contact-queries.js';
 import { findStoredMessage, storedSessionMessages } from './sessions/baileys/stored-messages.js';
 import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
@@ -324,24 +330,24 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   pokeBridge = () => bridge.poke();
   const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
+  const groupQueries = new GroupQueries(backends.docs);
+  const groupInvites = new GroupInvites(manager, clock, logger.child({ module: 'group-invites' }));
+  const contactQueries = new ContactQueries(backends.docs);
   const extraRoutes = [
     ...helpdeskRoutes({ commands: helpdeskCommands, queries: helpdeskQueries, imports: bridge, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...helpdeskCallbackRoutes(callbacks),
     ...realtimeRoutes(),
     ...sessionRoutes({ manager, sessions, rw }),
-    ...chatListRoutes({
-      groups: new GroupQueries(backends.docs),
-      chats: chatQueries,
-      sessions,
-      accounts: accountQueries,
-      invites: new GroupInvites(manager, clock, logger.child({ module: 'group-invites' })),
-      clock,
-    }),
+    ...chatListRoutes({ groups: groupQueries, chats: chatQueries, sessions, accounts: accountQueries, invites: groupInvites, clock }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids })),
     ...contactRoutes(manager),
+    // After group/list and contacts/check, which their /{jid} routes would otherwise take.
+    ...groupRoutes({ commands: new GroupCommands(manager, groupQueries, groupInvites, rw), groups: groupQueries, sessions, invites: groupInvites }),
+    ...accountAdminRoutes({ commands: new AccountSettingsCommands(manager, contactQueries, rw), contacts: contactQueries, sessions, manager }),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
     ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
     ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
+    ...(choice.sandbox ? sandboxFarEndRoutes(choice.sandbox) : []),
     ...webhookDeliveryRoutes(webhooks.log),
     ...billingRoutes({
       provider: billing.settings.provider,

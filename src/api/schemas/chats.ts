@@ -27,7 +27,7 @@ const Participant = Type.Object({
   error: Type.Integer(),
 });
 
-const Group = Type.Object({
+export const Group = Type.Object({
   jid: Type.String(),
   owner_jid: Type.String(),
   owner_pn: Type.String(),
