@@ -2,7 +2,7 @@ import { proto, type BaileysEventMap, type Chat, type ChatUpdate, type Contact, 
 import { expect } from 'chai';
 import { HISTORY_MESSAGES_PER_EVENT } from '../../../src/sessions/baileys/chat-translator.js';
 import { translateBatch } from '../../../src/sessions/baileys/translator.js';
-import { ALICE_LID, ALICE_PN, BOB_LID, BOB_PN, context, GROUP, T0, translate, wire } from './support.js';
+import { ALICE_LID, ALICE_PN, BOB_LID, BOB_PN, context, expectValid, GROUP, T0, translate, wire } from './support.js';
 
 const chatsUpdate = (...updates: ChatUpdate[]): Partial<BaileysEventMap> => ({ 'chats.update': updates });
 
@@ -138,6 +138,8 @@ describe('Baileys translator: chats', () => {
             ],
           },
         },
+        // The history's address book: the contacts read model's first names.
+        { type: 'ContactsUpserted', data: { contacts: [{ jid: BOB_PN, lid: BOB_LID, push_name: 'Bob' }] } },
       ]);
     });
 
@@ -195,9 +197,10 @@ describe('Baileys translator: groups', () => {
     expect(translate({ 'groups.update': [meta] })).to.deep.equal([{ type: 'GroupsUpserted', data: { groups: [info] } }]);
   });
 
-  it('asks for a fresh fetch on a partial groups.update (a subject change) instead of inventing the rest', () => {
-    const { events, refreshGroups } = translateBatch({ 'groups.update': [{ id: GROUP, subject: 'Renamed' }] }, context());
-    expect(events).to.deep.equal([]);
+  it('says who changed what on a partial groups.update (a subject change), and asks for a fresh fetch for the rest', () => {
+    const { events, refreshGroups } = translateBatch({ 'groups.update': [{ id: GROUP, subject: 'Renamed', author: ALICE_LID, authorPn: ALICE_PN }] }, context());
+    expectValid(events);
+    expect(events).to.deep.equal([{ type: 'GroupUpdated', data: { group: GROUP, changes: { name: 'Renamed' }, by: ALICE_PN } }]);
     expect(refreshGroups).to.deep.equal([GROUP]);
   });
 
@@ -224,12 +227,15 @@ describe('Baileys translator: groups', () => {
     ]);
   });
 
-  it('refreshes the group on promote and demote (roles live in the whole metadata)', () => {
+  it('says who was promoted by whom, and refreshes the group (roles live in the whole metadata)', () => {
     const { events, refreshGroups } = translateBatch(
       { 'group-participants.update': { id: GROUP, author: ALICE_LID, action: 'promote', participants: [{ id: BOB_LID }] } },
       context(),
     );
-    expect(events).to.deep.equal([]);
+    expectValid(events);
+    expect(events).to.deep.equal([
+      { type: 'GroupParticipantsPromoted', data: { group: GROUP, by: ALICE_LID, participants: [{ jid: BOB_LID, lid: BOB_LID, is_admin: true, is_super_admin: false }] } },
+    ]);
     expect(refreshGroups).to.deep.equal([GROUP]);
   });
 });
