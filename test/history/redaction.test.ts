@@ -36,7 +36,8 @@ const SHOWN = new Set(
   participant to content config_id settings enabled name_inbox sign_msg sign_delimiter number reopen_conversation
   conversation_pending import_contacts import_messages days_limit_import_messages organization logo ignore_jids
   ignore_groups inbox_id inbox_identifier callback_generation helpdesk_message_id conversation_id contact_source_id agent
-  attachments file_type data_url contact identifier status jti via user_agent expires_at generation`.split(/\s+/),
+  attachments file_type data_url contact identifier status jti via user_agent expires_at generation
+  action jids last_seen online profile_picture read_receipts color label_id labeled background_color font recipients`.split(/\s+/),
 );
 
 describe('history redaction', () => {
