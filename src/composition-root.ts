@@ -51,7 +51,7 @@ import { webSessionRoutes } from './api/routes/web-session.js';
 import { MessagingCommands } from './commands/messaging.js';
 import { DocumentAuthStateStore } from './sessions/baileys/document-auth-state-store.js';
 import { CancellationReactor } from './sessions/cancellation-reactor.js';
-import { chooseNetwork } from './sessions/networks.js';
+import { chooseNetwork, type NetworkHooks } from './sessions/networks.js';
 import { contactRoutes } from './api/routes/contacts.js';
 import { groupRoutes } from './api/routes/groups.js';
 import { accountAdminRoutes } from './api/routes/account-admin.js';
@@ -124,6 +124,8 @@ export interface GatewayOptions {
   webhooks?: WebhookTuning;
   /** Realtime stream knobs (tests shorten the ack timeout and the window). */
   realtime?: Pick<RealtimeOptions, 'ackTimeoutMs' | 'limits'>;
+  /** What tests change of the real network's driver (a scripted WhatsApp server, no internet). */
+  network?: NetworkHooks;
 }
 
 export interface Gateway {
@@ -254,7 +256,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   };
 
   // Sessions wired: the chosen driver behind the port, one manager, the session-side routes.
-  const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger });
+  const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger, ...(options.network ? { hooks: options.network } : {}) });
   await DocumentAuthStateStore.ensureIndexes(backends.docs);
   const sessions = new SessionQueries(backends.docs);
   const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);

@@ -5,6 +5,13 @@ import type { DocumentStore } from '../infra/docstore/port.js';
 import type { IdGenerator } from '../infra/ids.js';
 import type { MessagingNetwork } from './port.js';
 import type { SandboxNetwork } from './sandbox/sandbox-network.js';
+import type { SocketFactory } from './baileys/socket.js';
+
+/** What tests change of the real network's driver; production leaves all unset. */
+export interface NetworkHooks {
+  /** Makes Baileys' socket (tests point it at a scripted WhatsApp server). */
+  makeSocket?: SocketFactory;
+}
 
 export interface NetworkChoice {
   network: MessagingNetwork;
@@ -29,7 +36,7 @@ const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
  */
 export async function chooseNetwork(
   config: Config,
-  deps: { docs: DocumentStore; clock: Clock; ids: IdGenerator; logger: Logger },
+  deps: { docs: DocumentStore; clock: Clock; ids: IdGenerator; logger: Logger; hooks?: NetworkHooks },
 ): Promise<NetworkChoice> {
   if (config.MESSAGING_NETWORK === 'sandbox') {
     const { SandboxNetwork } = await import('./sandbox/sandbox-network.js');
@@ -53,6 +60,7 @@ export async function chooseNetwork(
       historySyncDays: config.HISTORY_SYNC_DAYS,
       receiveStatus: config.RECEIVE_STATUS,
       presence: config.SESSION_PRESENCE,
+      ...(deps.hooks?.makeSocket ? { makeSocket: deps.hooks.makeSocket } : {}),
     }),
     mediaHosts: (url) => url.protocol === 'https:' && WHATSAPP_MEDIA_HOST.test(url.hostname),
     mediaHostIsOwn: false,
