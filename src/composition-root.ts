@@ -223,6 +223,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const handler = new CommandHandler(backends.events, ids, clock, logger);
   const rw = new ReadYourWrites(projections, config.READ_YOUR_WRITES_TIMEOUT_MS);
   const tokenCommands = new AccessTokenCommands(handler, rw, accessTokens, clock);
+  let describeNetwork: () => Record<string, string> = () => ({});
   const deps: ApiDeps = {
     config,
     clock,
@@ -250,13 +251,15 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
           document_store: docs,
           projections: head !== null && projections.hasReached(head),
         };
-        return { ready: Object.values(checks).every(Boolean), checks };
+        // What the network driver says of itself informs; it does not make the node unready.
+        return { ready: Object.values(checks).every(Boolean), checks: { ...checks, ...describeNetwork() } };
       },
     },
   };
 
   // Sessions wired: the chosen driver behind the port, one manager, the session-side routes.
   const choice = await chooseNetwork(config, { docs: backends.docs, clock, ids, logger, ...(options.network ? { hooks: options.network } : {}) });
+  if (choice.describe) describeNetwork = choice.describe;
   await DocumentAuthStateStore.ensureIndexes(backends.docs);
   const sessions = new SessionQueries(backends.docs);
   const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);

@@ -21,7 +21,7 @@ export interface ApiDeps {
   signOut?: SignOut;
   accountQueries: AccountQueries;
   instanceQueries: InstanceQueries;
-  health: { ready(): Promise<{ ready: boolean; checks: Record<string, boolean> }> };
+  health: { ready(): Promise<{ ready: boolean; checks: Record<string, boolean | string> }> };
 }
 
 /**

@@ -6,12 +6,19 @@ import type { IdGenerator } from '../infra/ids.js';
 import type { MessagingNetwork } from './port.js';
 import type { SandboxNetwork } from './sandbox/sandbox-network.js';
 import type { SocketFactory } from './baileys/socket.js';
+import type { FetchWaVersion } from './baileys/wa-version-source.js';
 
 /** What tests change of the real network's driver; production leaves all unset. */
 export interface NetworkHooks {
   /** Makes Baileys' socket (tests point it at a scripted WhatsApp server). */
   makeSocket?: SocketFactory;
+  /** Asks for the current WhatsApp Web version (tests have no internet). */
+  fetchWaVersion?: FetchWaVersion;
+  versionFetchTimeoutMs?: number;
 }
+
+/** How long the start (or a 405) waits for web.whatsapp.com before the built-in version is used. */
+const VERSION_FETCH_TIMEOUT_MS = 5000;
 
 export interface NetworkChoice {
   network: MessagingNetwork;
@@ -26,6 +33,8 @@ export interface NetworkChoice {
   mediaHostIsOwn: boolean;
   /** Headers those hosts expect on a download (WhatsApp's refuse some requests without its Origin). */
   mediaHeaders?: Record<string, string>;
+  /** What /ready says of the driver beside its checks (the real network: the WhatsApp Web version in use). */
+  describe?: () => Record<string, string>;
 }
 
 const WHATSAPP_MEDIA_HOST = /(^|\.)(whatsapp\.net|whatsapp\.com|fbcdn\.net)$/;
@@ -51,12 +60,21 @@ export async function chooseNetwork(
   }
   const { BaileysNetwork } = await import('./baileys/baileys-network.js');
   const { parseWaVersion } = await import('./baileys/version.js');
+  const { WaVersionSource, fetchWaWebVersion } = await import('./baileys/wa-version-source.js');
   const { DEFAULT_CONNECTION_CONFIG, DEFAULT_ORIGIN } = await import('@whiskeysockets/baileys');
-  const version = config.WHATSAPP_VERSION ? parseWaVersion(config.WHATSAPP_VERSION) : DEFAULT_CONNECTION_CONFIG.version;
+  const logger = deps.logger.child({ module: 'baileys' });
+  const versions = new WaVersionSource({
+    ...(config.WHATSAPP_VERSION ? { configured: parseWaVersion(config.WHATSAPP_VERSION) } : {}),
+    builtIn: DEFAULT_CONNECTION_CONFIG.version,
+    fetch: deps.hooks?.fetchWaVersion ?? fetchWaWebVersion,
+    timeoutMs: deps.hooks?.versionFetchTimeoutMs ?? VERSION_FETCH_TIMEOUT_MS,
+    logger,
+  });
   return {
+    describe: () => ({ whatsapp_version: versions.describe() }),
     network: new BaileysNetwork({
-      version,
-      logger: deps.logger.child({ module: 'baileys' }),
+      version: versions,
+      logger,
       historySyncDays: config.HISTORY_SYNC_DAYS,
       receiveStatus: config.RECEIVE_STATUS,
       presence: config.SESSION_PRESENCE,

@@ -43,6 +43,8 @@ export interface NetworkClose {
   reason: DisconnectReason;
   statusCode?: number;
   message?: string;
+  /** The driver changed what the network refused (a newer client version): open the session again at once, once. */
+  retry?: boolean;
 }
 
 export interface ProfileSnapshot {

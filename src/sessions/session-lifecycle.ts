@@ -30,6 +30,15 @@ const STOP_MESSAGES: Partial<Record<DisconnectReason, string>> = {
   multidevice_mismatch: 'the phone requires a newer multi-device protocol (411); pair again',
 };
 
+/**
+ * What a pairing request (QR or code) answers when the socket closed first: the network's refusal
+ * and what to do about it (a 405, a 403), or, for a close worth retrying, that.
+ */
+function pairingError(reason: DisconnectReason, refusal?: string): DomainError {
+  if (refusal) return new DomainError('upstream_failed', `the network refused the pairing: ${refusal}`);
+  return new DomainError('upstream_failed', `the network closed the connection (${reason}) before offering pairing; retry`);
+}
+
 /** One live session per instance, and what is known about it. */
 export interface Slot {
   readonly instanceId: string;
@@ -50,6 +59,10 @@ export interface Slot {
   /** Pairing requests waiting for a QR, restarts waiting for the session to open. */
   readonly waiters: PairingWaiters;
   attempt: number;
+  /** The driver's one immediate retry after a refusal it could mend (a newer client version) is spent. */
+  retried: boolean;
+  /** Why the last attempt ended without pairing, for a request that comes after the fact; cleared by the next attempt. */
+  failure: Error | null;
   /** The tail of this session's appends, so they are stored in the order they happened. */
   recording: Promise<unknown>;
   timer: NodeJS.Timeout | null;
@@ -110,6 +123,8 @@ export class SessionLifecycle {
       announced: paired && known?.connected === true,
       waiters: new PairingWaiters(),
       attempt: 0,
+      retried: false,
+      failure: null,
       recording: Promise.resolve(),
       timer: null,
       connecting: null,
@@ -127,6 +142,7 @@ export class SessionLifecycle {
   connect(slot: Slot): Promise<void> {
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
+    slot.failure = null;
     const generation = ++slot.generation;
     const storedMessage = this.o.storedMessage;
     slot.connecting = (async () => {
@@ -135,6 +151,11 @@ export class SessionLifecycle {
           if (generation === slot.generation) await this.retire(slot);
           return;
         }
+        // Every pairing attempt starts from fresh credentials: an earlier attempt may have left
+        // some behind (a pairing code request saves the phone number as `me`), and a socket that
+        // finds them logs in instead of registering, which the network refuses.
+        if (!slot.paired) await this.o.authState(slot.instanceId).clear();
+        if (generation !== slot.generation) return;
         const connection = await this.o.network.connect({
           instanceId: slot.instanceId,
           accountId: slot.accountId,
@@ -181,7 +202,8 @@ export class SessionLifecycle {
    * Leaves the session down but remembered: whether it is still paired is known here before the
    * read models catch up, so a QR asked for right after an unlink is not refused as "paired".
    */
-  private async park(slot: Slot, qrError = new DomainError('upstream_failed', 'the network closed the connection before offering a QR; retry')): Promise<void> {
+  private async park(slot: Slot, qrError: Error = pairingError('connection_closed')): Promise<void> {
+    slot.failure = qrError;
     slot.waiters.fail(qrError);
     await this.halt(slot);
   }
@@ -225,6 +247,7 @@ export class SessionLifecycle {
         slot.open = true;
         slot.paired = true;
         slot.attempt = 0;
+        slot.retried = false;
         slot.waiters.clearQr();
       }
     }
@@ -265,19 +288,29 @@ export class SessionLifecycle {
     this.onCloseNow(slot, close);
   }
 
-  private onCloseNow(slot: Slot, { reason, statusCode, message = STOP_MESSAGES[reason] }: NetworkClose): void {
+  private onCloseNow(slot: Slot, { reason, statusCode, message = STOP_MESSAGES[reason], retry }: NetworkClose): void {
     const wasOpen = slot.open;
     slot.connection = null;
     slot.open = false;
     slot.waiters.clearQr();
     slot.attempt += 1;
-    const decision = decideReconnect(reason, slot.attempt, this.o.random(), this.o.backoff);
+    // The network asks for a fresh socket only once the phone has paired it: the credentials are
+    // the account's from now on, and a drop before the first open must not give them up.
+    if (reason === 'restart_required') slot.paired = true;
+    // The driver mended what was refused (a newer client version): one immediate retry, unrecorded.
+    const retryNow = retry === true && !slot.retried;
+    if (retryNow) slot.retried = true;
+    const decision = retryNow ? ({ action: 'reconnect', delayMs: 0 } as const) : decideReconnect(reason, slot.attempt, this.o.random(), this.o.backoff);
     const wipe = decision.action === 'wipe';
+    if (decision.action !== 'reconnect' || retryNow) {
+      this.o.logger.warn({ instanceId: slot.instanceId, reason, statusCode, detail: message, action: retryNow ? 'retry' : decision.action }, `session ${retryNow ? 'retried' : 'stopped'}: ${message ?? reason}`);
+    }
     const events: SessionEvent[] = [];
     if (wipe && slot.paired) {
       // One event, not Disconnected then LoggedOut: it says both, and integrators get one Disconnected webhook.
       events.push({ type: 'SessionLoggedOut', data: { by: 'phone' } });
-    } else if (wasOpen || slot.announced || (decision.action !== 'reconnect' && slot.paired)) {
+    } else if (wasOpen || slot.announced || decision.action === 'stop' || (decision.action !== 'reconnect' && slot.paired)) {
+      // A stop is recorded even before the first pairing: the refusal (405, 403) is the history's to keep.
       events.push({
         type: 'SessionDisconnected',
         data: { reason, ...(statusCode === undefined ? {} : { status_code: statusCode }), ...(message === undefined ? {} : { message }) },
@@ -292,13 +325,13 @@ export class SessionLifecycle {
       .catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
 
     // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
-    if (decision.action === 'reconnect' && (slot.paired || reason === 'restart_required')) {
+    if (decision.action === 'reconnect' && (slot.paired || retryNow)) {
       // A restart waiting on this session keeps waiting only through an immediate reconnect.
       if (decision.delayMs > 0) slot.waiters.settleOpen(false);
       slot.timer = setTimeout(() => void this.connect(slot), decision.delayMs);
       slot.timer.unref();
     } else {
-      void this.park(slot);
+      void this.park(slot, pairingError(reason, decision.action === 'stop' ? message : undefined));
     }
   }
 }

@@ -164,6 +164,9 @@ export class SessionManager {
 
   async pairCode(instanceId: string, accountId: string, phone: string): Promise<string> {
     const slot = await this.pairingSlot(instanceId, accountId, 'code');
+    // A code may replace the QR only once the network offers pairing (its first QR); a refusal
+    // before that (405, 403) answers here with its reason, as the QR request does.
+    await slot.waiters.qr(this.o.qrTimeoutMs ?? 20_000);
     const connection = slot.connection;
     if (!connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
     return networkCall(() => connection.requestPairingCode(phone));
@@ -243,7 +246,10 @@ export class SessionManager {
       await Promise.all([started, this.lifecycle.connect(slot)]);
     }
     if (slot.open) throw conflict('the instance is already connected');
-    if (!slot.connection) throw new DomainError('upstream_failed', 'the network connection could not be opened; retry');
+    // A socket is open, opening or about to be retried: its QR (or its refusal) reaches the waiters.
+    if (!slot.connection && !slot.connecting && !slot.timer) {
+      throw slot.failure ?? new DomainError('upstream_failed', 'the network connection could not be opened; retry');
+    }
     return slot;
   }
 

@@ -89,7 +89,9 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     RATE_LIMIT_INSTANCE_PER_S: '100000',
     ...env,
   });
-  const gateway = await startOnFreePort(configFor, env.PORT === undefined, options);
+  // Tests never ask web.whatsapp.com for its version (CI has no internet): the built-in one, unless a test says.
+  const network = { fetchWaVersion: noVersionFetch, ...options.network };
+  const gateway = await startOnFreePort(configFor, env.PORT === undefined, { ...options, network });
   return {
     gateway,
     dataDir: dir,
@@ -103,6 +105,8 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     },
   };
 }
+
+const noVersionFetch = async () => ({ version: [0, 0, 0], isLatest: false, error: new Error('tests do not reach web.whatsapp.com') });
 
 /**
  * A port found free can be taken before the gateway binds it (another suite's server, an outgoing

@@ -24,7 +24,8 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
   const backends = { EVENTSTORE_URL: '', MONGODB_URL: '', ...(env.DATA_DIR ? await testBackendsFor(env.DATA_DIR, env) : {}) };
   const child = spawn(process.execPath, entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', RATE_LIMIT_ACCOUNT_PER_S: '100000', RATE_LIMIT_INSTANCE_PER_S: '100000', ...backends, ...env },
+    // A set WHATSAPP_VERSION: the child never asks web.whatsapp.com for the current one (CI has no internet).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SCRYPT_LOG_N: '10', RATE_LIMIT_ACCOUNT_PER_S: '100000', RATE_LIMIT_INSTANCE_PER_S: '100000', WHATSAPP_VERSION: '2.3000.1', ...backends, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: string[] = [];

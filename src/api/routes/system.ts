@@ -25,7 +25,12 @@ export function systemRoutes(deps: ApiDeps, openapi: () => unknown): AnyRoute[] 
       auth: 'public',
       response: {
         description: 'ready (503 when not)',
-        schema: Type.Object({ status: Type.String(), checks: Type.Record(Type.String(), Type.Boolean()) }),
+        schema: Type.Object({
+          status: Type.String(),
+          checks: Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.String()]), {
+            description: 'true/false per backend and projection; the real network adds whatsapp_version: the WhatsApp Web version in use and where it came from (fetched, WHATSAPP_VERSION, built-in)',
+          }),
+        }),
       },
       handler: async () => {
         const { ready, checks } = await deps.health.ready();

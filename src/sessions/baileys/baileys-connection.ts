@@ -19,6 +19,7 @@ import { SerialQueue } from './serial-queue.js';
 import { messageContentOf } from './stored-messages.js';
 import type { BaileysSocket } from './socket.js';
 import { formatWaVersion, type WaVersion } from './version.js';
+import type { WaVersionProvider } from './wa-version-source.js';
 import { connectedEvent, disconnectReasonOf, translateBatch, translateMessage, type TranslateContext } from './translator.js';
 
 type Batch = Partial<BaileysEventMap>;
@@ -49,6 +50,8 @@ export interface ConnectionDeps {
   historySyncDays?: number;
   /** The client version announced, named when the network refuses it. */
   version: WaVersion;
+  /** Where a newer version comes from when the network refuses this one (405). */
+  versions?: WaVersionProvider;
   /** How long a pairing-code request waits for the network to offer pairing (first QR). */
   pairingTimeoutMs?: number;
 }
@@ -183,17 +186,32 @@ export class BaileysConnection implements NetworkConnection {
     this.detach();
     const close: NetworkClose = disconnectReasonOf(error);
     if (close.reason === 'logged_out') this.deps.onUnlinked?.();
-    if (close.reason === 'client_outdated') {
-      close.message = `WhatsApp refused client version ${formatWaVersion(this.deps.version)} (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session`;
-    }
     // Baileys emits the close from inside its own end(), so this end() is normally a no-op; it
     // is kept so the socket is certainly closed (timers, websocket) before the manager, hearing
     // of the close, opens the next one.
     this.events.push(async () => {
       await this.deps.sock.end(undefined);
       await this.creds.drain();
+      if (close.reason === 'client_outdated') await this.versionRefused(close);
       this.deps.handlers.onClose(close);
     });
+  }
+
+  /**
+   * WhatsApp refused the announced version (405): a newer one fetched now makes the next socket
+   * worth opening at once (`retry`); otherwise the operator must set one, and the message says so.
+   */
+  private async versionRefused(close: NetworkClose): Promise<void> {
+    const refused = formatWaVersion(this.deps.version);
+    const newer = await this.deps.versions?.refused(this.deps.version).catch(() => undefined);
+    if (newer) {
+      close.retry = true;
+      close.message = `WhatsApp refused client version ${refused} (405); retrying with the current one, ${formatWaVersion(newer)}`;
+      return;
+    }
+    close.message =
+      `WhatsApp refused client version ${refused} (405) and no newer version could be fetched from web.whatsapp.com: ` +
+      'set WHATSAPP_VERSION to the current WhatsApp Web version, restart the gateway, then pair again (or restart the session)';
   }
 
   /** Queues events for the manager; nothing once detached, so nothing follows the close. */

@@ -9,10 +9,11 @@ import { NumberDirectory } from './number-directory.js';
 import { messageContentOf } from './stored-messages.js';
 import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
+import type { WaVersionProvider } from './wa-version-source.js';
 
 export interface BaileysNetworkOptions {
-  /** The WhatsApp Web version to announce (config; see version.ts). */
-  version: WaVersion;
+  /** The WhatsApp Web version to announce: fixed, or a source that knows the current one (wa-version-source.ts). */
+  version: WaVersion | WaVersionProvider;
   logger: Logger;
   /** Shown on the phone under "Linked devices"; default "Chrome" (on Mac OS, Baileys' default). */
   browserName?: string;
@@ -46,6 +47,17 @@ interface InstanceCaches {
 }
 
 const MINUTE = 60_000;
+
+/**
+ * Baileys' log, at LOG_LEVEL: its info lines say what the connection does (registration, login,
+ * pre-key uploads) and its warnings and errors why it failed. Except trace, which Baileys spends
+ * on every stanza in and out (media upload tokens among them): that stops at debug.
+ */
+function baileysLogger(parent: Logger, instanceId: string): Logger {
+  const child = parent.child({ instance_id: instanceId });
+  if (child.level === 'trace') child.level = 'debug';
+  return child;
+}
 const DEFAULT_HISTORY_DAYS = 7;
 
 /**
@@ -59,7 +71,9 @@ export class BaileysNetwork implements MessagingNetwork {
   constructor(private readonly options: BaileysNetworkOptions) {}
 
   async connect({ instanceId, auth: store, handlers, storedMessage }: ConnectOptions): Promise<NetworkConnection> {
-    const logger = this.options.logger.child({ module: 'baileys', instance_id: instanceId }, { level: 'warn' });
+    const logger = baileysLogger(this.options.logger, instanceId);
+    const versions = Array.isArray(this.options.version) ? undefined : this.options.version;
+    const version = versions ? await versions.current() : (this.options.version as WaVersion);
     // The signal-key read cache lives per connection, not per instance: the manager may wipe the
     // store between connections (logout), and a cache outliving that would serve dead keys.
     const auth = await baileysAuthState(store, { logger });
@@ -68,7 +82,7 @@ export class BaileysNetwork implements MessagingNetwork {
     const historyDays = this.options.historySyncDays ?? DEFAULT_HISTORY_DAYS;
     const sock = make({
       auth: auth.state,
-      version: this.options.version,
+      version,
       browser: Browsers.macOS(this.options.browserName ?? 'Chrome'),
       logger,
       // The account's own phone keeps receiving notifications while the gateway is linked.
@@ -103,7 +117,8 @@ export class BaileysNetwork implements MessagingNetwork {
       handlers,
       logger,
       groupCache: caches.groups,
-      version: this.options.version,
+      version,
+      ...(versions ? { versions } : {}),
       ...(storedMessage ? { storedMessage } : {}),
       historySyncDays: historyDays,
       ...(this.options.presence ? { presence: this.options.presence } : {}),

@@ -370,7 +370,10 @@ describe('BaileysNetwork wiring (fake socket)', () => {
       {
         reason: 'client_outdated',
         statusCode: 405,
-        message: 'WhatsApp refused client version 2.3000.1027934701 (405): set WHATSAPP_VERSION to the current WhatsApp Web version and restart the session',
+        // A fixed version (no source to fetch a newer one from): the operator must set one.
+        message:
+          'WhatsApp refused client version 2.3000.1027934701 (405) and no newer version could be fetched from web.whatsapp.com: ' +
+          'set WHATSAPP_VERSION to the current WhatsApp Web version, restart the gateway, then pair again (or restart the session)',
       },
     ]);
   });
