@@ -147,7 +147,8 @@ export class BaileysNetwork implements MessagingNetwork {
         callOffer: new BoundedCache({ max: 100, ttlMs: 5 * MINUTE }),
         placeholderResend: new BoundedCache({ max: 2000, ttlMs: 60 * MINUTE }),
         groups: new BoundedCache({ max: 500, ttlMs: 5 * MINUTE }),
-        // An hour: numbers rarely join or leave, and a number registered meanwhile is seen within it.
+        // An hour for a number on WhatsApp: numbers rarely leave. One that is not is asked again
+        // within minutes (NumberDirectory), so a number registered meanwhile is soon reachable.
         numbers: new BoundedCache({ max: 10_000, ttlMs: 60 * MINUTE }),
       };
       this.caches.set(instanceId, caches);

@@ -9,9 +9,10 @@ import { LRUCache } from 'lru-cache';
 export class BoundedCache implements CacheStore {
   private readonly lru: LRUCache<string, { value: unknown }>;
 
-  constructor(options: { max: number; ttlMs: number }) {
+  /** `now` (milliseconds, monotonic) is the clock entries age by; tests pass their own. */
+  constructor(options: { max: number; ttlMs: number; now?: () => number }) {
     // Values are boxed: the LRU refuses null and undefined, which Baileys stores (a deleted key).
-    this.lru = new LRUCache({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false, updateAgeOnGet: false });
+    this.lru = new LRUCache({ max: options.max, ttl: options.ttlMs, ttlAutopurge: false, updateAgeOnGet: false, ...(options.now ? { perf: { now: options.now }, ttlResolution: 0 } : {}) });
   }
 
   get<T>(key: string): T | undefined {
@@ -19,8 +20,9 @@ export class BoundedCache implements CacheStore {
     return this.lru.get(key)?.value as T | undefined;
   }
 
-  set<T>(key: string, value: T): void {
-    this.lru.set(key, { value });
+  /** `ttlMs` replaces the cache's lifetime for this entry. */
+  set<T>(key: string, value: T, ttlMs?: number): void {
+    this.lru.set(key, { value }, ttlMs === undefined ? undefined : { ttl: ttlMs });
   }
 
   del(key: string): void {
