@@ -45,6 +45,7 @@ import { GroupInvites } from './commands/group-invites.js';
 import { MediaDownloader } from './media/media-downloader.js';
 import { MediaSource } from './media/media-source.js';
 import type { EventStore } from './infra/eventstore/port.js';
+import type { DocumentStore } from './infra/docstore/port.js';
 import { sessionRoutes } from './api/routes/session.js';
 import { webAppFiles } from './api/routes/web-app.js';
 import { webSessionRoutes } from './api/routes/web-session.js';
@@ -59,7 +60,9 @@ import { sandboxFarEndRoutes } from './api/routes/sandbox-far-end.js';
 import { GroupCommands } from './commands/groups.js';
 import { AccountSettingsCommands } from './commands/account-settings.js';
 import { ContactQueries } from './projections/contacts/contact-queries.js';
-import { findStoredMessage, storedSessionMessages } from './sessions/baileys/stored-messages.js';
+import { findStoredMessage } from './sessions/baileys/stored-messages.js';
+import { messageIndexProjection } from './projections/message-index/message-index-projection.js';
+import { StoredMessages } from './projections/message-index/stored-messages.js';
 import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -133,6 +136,8 @@ export interface Gateway {
   server: Server;
   /** The event store, for in-process tests that read what a session recorded. */
   events: EventStore;
+  /** The document store, for in-process tests that read a read model directly. */
+  docs: DocumentStore;
   /** For tests: the realtime streams' socket buffers. */
   realtime: Pick<RealtimeServer, 'stats'>;
   /** Where /metrics is served when METRICS_PORT is set (tests pass 0). */
@@ -192,6 +197,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     helpdeskProjection,
     bridgeOutbox,
     sendQueue,
+    messageIndexProjection,
     ...webhooks.projections,
     ...auditProjections(),
   ];
@@ -265,6 +271,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
   const ownership = leases ? new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS }) : null;
   if (ownership) recorder.guardWith(ownership, logger.child({ module: 'cluster' }));
+  const storedMessages = new StoredMessages(backends.docs, backends.events);
   const manager = new SessionManager({
     network: choice.network,
     recorder,
@@ -274,7 +281,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     logger: logger.child({ module: 'sessions' }),
     clock,
     receiveStatus: config.RECEIVE_STATUS,
-    storedMessage: storedSessionMessages(backends.events),
+    storedMessage: (instanceId, messageId, chat) => storedMessages.find(instanceId, messageId, chat),
     ...(ownership ? { handover: ownership } : {}),
   });
   const cancellations = new CancellationReactor(
@@ -466,5 +473,5 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   bridge.start();
 
   const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
-  return { url, server, events: backends.events, realtime, metricsUrl, stop };
+  return { url, server, events: backends.events, docs: backends.docs, realtime, metricsUrl, stop };
 }

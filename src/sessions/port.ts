@@ -19,8 +19,8 @@ export interface ConnectOptions {
   /** Durable credentials of the session (Baileys creds and signal keys; the sandbox's link). */
   auth: AuthStateStore;
   handlers: ConnectionHandlers;
-  /** A message of this session, sent or received, from the stored events (retry requests, quotes). */
-  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
+  /** A message of this session, sent or received, from the stored events (retry requests, quotes, read receipts), of `chat` when named. */
+  storedMessage?: (messageId: string, chat?: string) => Promise<NetworkMessage | undefined>;
 }
 
 export interface ConnectionHandlers {

@@ -78,7 +78,7 @@ export interface SessionLifecycleOptions {
   clock: Clock;
   backoff: BackoffSettings;
   random: () => number;
-  storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
+  storedMessage?: (instanceId: string, messageId: string, chat?: string) => Promise<NetworkMessage | undefined>;
   receiveStatus?: boolean;
   handover?: SessionHandover;
   /** Told what a session reported once it is stored (the policies react to it). */
@@ -160,7 +160,7 @@ export class SessionLifecycle {
           instanceId: slot.instanceId,
           accountId: slot.accountId,
           auth: this.o.authState(slot.instanceId),
-          ...(storedMessage ? { storedMessage: (id: string) => storedMessage(slot.instanceId, id) } : {}),
+          ...(storedMessage ? { storedMessage: (id: string, chat?: string) => storedMessage(slot.instanceId, id, chat) } : {}),
           handlers: {
             onEvents: (events) => this.onEvents(slot, generation, events),
             onQr: (qr) => this.onQr(slot, generation, qr),

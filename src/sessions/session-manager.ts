@@ -33,7 +33,7 @@ export interface SessionManagerOptions {
   /** How long a restart waits for a paired session to open again before answering. */
   openTimeoutMs?: number;
   /** Messages of a session, sent or received, from the stored events (retry requests, quotes). */
-  storedMessage?: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
+  storedMessage?: (instanceId: string, messageId: string, chat?: string) => Promise<NetworkMessage | undefined>;
   /** Deliver status posts and newsletters (RECEIVE_STATUS); default: dropped before the log. */
   receiveStatus?: boolean;
   /** Whether another node took a replaced (440) session over; unset: one node, a 440 is a stop. */

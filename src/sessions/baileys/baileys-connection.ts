@@ -44,8 +44,8 @@ export interface ConnectionDeps {
   presence?: 'available' | 'unavailable';
   /** How long a chat action waits for the phone's app-state keys after pairing. */
   appStateKeyWaitMs?: number;
-  /** A message of this session from the stored events: a reply quotes it with author and content. */
-  storedMessage?: (messageId: string) => Promise<NetworkMessage | undefined>;
+  /** A message of this session from the stored events (of `chat` when named): a reply quotes it, a read receipt goes where it came from. */
+  storedMessage?: (messageId: string, chat?: string) => Promise<NetworkMessage | undefined>;
   /** Days of history kept from the phone's sync (older synced messages are dropped). */
   historySyncDays?: number;
   /** The client version announced, named when the network refuses it. */
@@ -489,7 +489,7 @@ export class BaileysConnection implements NetworkConnection {
    * (past retention) is quoted by id alone, attributed to the peer of a 1:1 chat.
    */
   private async quoteOf(jid: string, replyTo: string): Promise<proto.IContextInfo> {
-    const quoted = await this.deps.storedMessage?.(replyTo).catch((error: unknown) => {
+    const quoted = await this.deps.storedMessage?.(replyTo, normalizeJid(jid)).catch((error: unknown) => {
       this.deps.logger.warn({ err: error }, 'reading the quoted message failed');
       return undefined;
     });

@@ -6,6 +6,7 @@ import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
 import { NumberDirectory } from './number-directory.js';
+import { isLid, normalizeJid } from './jid.js';
 import { messageContentOf } from './stored-messages.js';
 import type { SocketFactory } from './socket.js';
 import type { WaVersion } from './version.js';
@@ -79,6 +80,22 @@ export class BaileysNetwork implements MessagingNetwork {
     const auth = await baileysAuthState(store, { logger });
     const caches = this.cachesOf(instanceId);
     const make = this.options.makeSocket ?? makeWASocket;
+    /**
+     * A message of this session in the chat Baileys names: as given (LID or phone jid), else as
+     * the other identity of the same person (a retry request may come from the LID of a chat
+     * whose message was stored under the phone jid, and the reverse).
+     */
+    const storedMessageOf = async (id: string, remoteJid: string | null | undefined) => {
+      if (!storedMessage) return undefined;
+      const chat = normalizeJid(remoteJid);
+      if (!chat) return storedMessage(id);
+      const found = await storedMessage(id, chat);
+      if (found) return found;
+      const mapping = sock.signalRepository?.lidMapping;
+      const other = mapping ? await (isLid(chat) ? mapping.getPNForLID(chat) : mapping.getLIDForPN(chat)).catch(() => null) : null;
+      const otherChat = normalizeJid(other);
+      return otherChat && otherChat !== chat ? storedMessage(id, otherChat) : undefined;
+    };
     const historyDays = this.options.historySyncDays ?? DEFAULT_HISTORY_DAYS;
     const sock = make({
       auth: auth.state,
@@ -101,7 +118,7 @@ export class BaileysNetwork implements MessagingNetwork {
       // answered from the instance's stored session events (while retention keeps the content).
       getMessage: async (key) => {
         if (!key.id || !storedMessage) return undefined;
-        const stored = await storedMessage(key.id).catch((error: unknown) => logger.warn({ err: error }, 'reading a stored message failed'));
+        const stored = await storedMessageOf(key.id, key.remoteJid).catch((error: unknown) => logger.warn({ err: error }, 'reading a stored message failed'));
         // Only ours: a retry request is for a message this account sent.
         return stored && stored.from_me ? messageContentOf(stored) : undefined;
       },

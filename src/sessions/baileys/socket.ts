@@ -60,6 +60,8 @@ export type BaileysSocket = Pick<
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;
   /** Only the creds are read (registration, platform, own ids); the keys are ours already. */
   authState: Pick<WASocket['authState'], 'creds'>;
+  /** Baileys' phone number ↔ LID memory (in our key store), read to name people by phone jid. */
+  signalRepository?: { lidMapping: Pick<WASocket['signalRepository']['lidMapping'], 'getPNForLID' | 'getLIDForPN'> };
 };
 
 /** Makes one socket; Baileys' makeWASocket in production, a fake in the wiring tests. */

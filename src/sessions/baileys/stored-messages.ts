@@ -3,17 +3,15 @@ import { sessionStream, type NetworkMessage } from '../../domain/session/events.
 import type { EventStore } from '../../infra/eventstore/port.js';
 import { typedEvent, type UntypedRecordedEvent } from '../../domain/recorded.js';
 
-/** How far back a retry request is looked up: WhatsApp retries within minutes to days. */
+/** How far back a media message is looked up by its key. */
 const PAGE = 500;
 const MAX_EVENTS = 20_000;
 
 /**
- * Messages of the instance's own session stream, sent, received or synced, newest first: the
- * recipient's phone asks for a re-send (a retry receipt) when it could not decrypt one of ours,
- * and Baileys' own cache of recent sends is small (5 minutes, 512 messages), without which the
- * recipient keeps "waiting for this message"; a reply quotes its message with author and content;
- * expired media is asked for again by its message. Contents past retention are gone from the log,
- * and then so is the answer.
+ * A message of the instance's own session stream matching a predicate, newest first, within the
+ * last MAX_EVENTS events: expired media is asked for again by its media key. Messages looked up
+ * by chat and id (retry requests, quotes, read receipts) go through the message index instead
+ * (src/projections/message-index).
  */
 export function findStoredMessage(events: EventStore) {
   return async (instanceId: string, match: (message: NetworkMessage) => boolean): Promise<NetworkMessage | undefined> => {
@@ -30,12 +28,6 @@ export function findStoredMessage(events: EventStore) {
     }
     return undefined;
   };
-}
-
-/** The same, by message id. */
-export function storedSessionMessages(events: EventStore) {
-  const find = findStoredMessage(events);
-  return (instanceId: string, messageId: string) => find(instanceId, (m) => m.id === messageId);
 }
 
 const MESSAGE_TYPES = new Set(['MessageSent', 'MessageReceived', 'HistorySyncReceived']);
@@ -89,6 +81,13 @@ export function messageContentOf(m: NetworkMessage): proto.IMessage | undefined 
     }
   }
   if (typeof m.text !== 'string') return undefined;
-  if (m.reply_to) return { extendedTextMessage: { text: m.text, contextInfo: { stanzaId: m.reply_to } } };
+  if (m.reply_to) {
+    // The quote as it went out: its author and content, so the recipient's phone shows it again.
+    const quote = {
+      ...(m.quoted?.sender ? { participant: m.quoted.sender } : {}),
+      ...(m.quoted?.text !== undefined ? { quotedMessage: { conversation: m.quoted.text } } : {}),
+    };
+    return { extendedTextMessage: { text: m.text, contextInfo: { stanzaId: m.reply_to, ...quote } } };
+  }
   return { conversation: m.text };
 }
