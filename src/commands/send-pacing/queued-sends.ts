@@ -140,6 +140,7 @@ export class QueuedSends {
   private async sendOn(connection: NetworkConnection, queued: QueuedSendDoc): Promise<NetworkMessage> {
     const { content, to, message_id: messageId } = queued.send;
     if (content.kind === 'text') return connection.sendText(to, content.text, { messageId, ...(content.reply_to ? { replyTo: content.reply_to } : {}) });
+    if (content.kind !== 'buttons') throw new Error(`queued ${content.kind} sends are not supported yet`);
     const buttons = { buttons: content.buttons, ...(content.text === undefined ? {} : { text: content.text }), ...(content.footer === undefined ? {} : { footer: content.footer }) };
     return (await connection.sendButtons(to, buttons, { messageId })).message;
   }

@@ -54,9 +54,43 @@ export const Media = Type.Object({
   ptt: Type.Optional(Type.Boolean()),
   width: Type.Optional(Type.Integer()),
   height: Type.Optional(Type.Integer()),
+  /** Voice notes: 64 loudness samples (0-100), base64, drawn under the note. */
+  waveform: OptStr,
+  /** A video that plays as a GIF (looped, muted). */
+  gif: Type.Optional(Type.Boolean()),
+  /** Small JPEG preview (images, videos), base64: kept so a re-send or forward shows it. */
+  thumbnail: OptStr,
 });
 
-export const MESSAGE_KINDS = ['text', 'media', 'reaction', 'buttons', 'location', 'contact', 'poll', 'edit', 'revoke', 'other'] as const;
+export const MESSAGE_KINDS = ['text', 'media', 'reaction', 'buttons', 'location', 'contact', 'poll', 'edit', 'revoke', 'other', 'list', 'poll_vote'] as const;
+
+export const Location = Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: OptStr, address: OptStr });
+export const ContactCard = Type.Object({ display_name: Str, vcard: Str });
+export const PollContent = Type.Object({ name: Str, options: Type.Array(Str), selectable_count: Type.Integer({ minimum: 0 }) });
+/** A list card: `text` is its body; a tap on a row answers with the row's id. */
+export const ListContent = Type.Object({
+  button_text: Str,
+  title: OptStr,
+  footer: OptStr,
+  sections: Type.Array(Type.Object({ title: Str, rows: Type.Array(Type.Object({ id: Str, title: Str, description: OptStr })) })),
+});
+
+/**
+ * A vote on a poll, as the network carries it (encrypted with the poll's secret) and, once the
+ * gateway has decrypted it with the secret kept in the poll's stored creation event,
+ * `selected_options` (names; empty when the voter withdrew the vote). `creator_jid` and `voter_jid`
+ * are the identities the network's encryption binds the vote to.
+ */
+export const PollVote = Type.Object({
+  poll_message_id: Str,
+  creator_jid: OptStr,
+  voter_jid: OptStr,
+  enc_payload: OptStr,
+  enc_iv: OptStr,
+  selected_options: Type.Optional(Type.Array(Str)),
+  /** Why it could not be decrypted (the poll is not in the log, or its secret is unknown). */
+  undecrypted: OptStr,
+});
 
 /**
  * One message as the network carries it, whichever direction. `chat` and `sender` are phone-number
@@ -84,9 +118,16 @@ export const NetworkMessage = Type.Object({
   reply_to: OptStr,
   /** The quoted message of a reply, as the network carries it inside the reply. */
   quoted: Type.Optional(Type.Object({ sender: OptStr, text: OptStr })),
-  location: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: OptStr, address: OptStr })),
-  contacts: Type.Optional(Type.Array(Type.Object({ display_name: Str, vcard: Str }))),
-  poll: Type.Optional(Type.Object({ name: Str, options: Type.Array(Str), selectable_count: Type.Integer({ minimum: 0 }) })),
+  location: Type.Optional(Location),
+  contacts: Type.Optional(Type.Array(ContactCard)),
+  /** `message_secret`: the poll's 32-byte secret, base64, which its votes are encrypted with. */
+  poll: Type.Optional(Type.Composite([PollContent, Type.Object({ message_secret: OptStr })])),
+  poll_vote: Type.Optional(PollVote),
+  list: Type.Optional(ListContent),
+  /** Jids the message mentions. */
+  mentions: Type.Optional(Type.Array(Str)),
+  forwarded: Type.Optional(Type.Boolean()),
+  view_once: Type.Optional(Type.Boolean()),
   /** An edit for everyone: the edited message and its new text (`text`). */
   edit: Type.Optional(Type.Object({ message_id: Str })),
   /** A deletion for everyone: the deleted message. */
@@ -99,6 +140,36 @@ export const NetworkMessage = Type.Object({
   ),
 });
 export type NetworkMessage = Static<typeof NetworkMessage>;
+
+/** What every outgoing kind may carry: a quoted message of the chat, people mentioned, typing shown first. */
+const outgoingCommon = {
+  /** The quoted message's id (same chat). */
+  reply_to: OptStr,
+  /** Jids mentioned (notified). */
+  mentions: Type.Optional(Type.Array(Str)),
+  /** Typing (recording for a voice note) shown this long before the send. */
+  delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 20_000 })),
+};
+
+/**
+ * What an instance sends, as the log keeps a send that goes out later (SendQueued, SendScheduled)
+ * and as the drivers take it (src/domain/session/outgoing.ts). Media is already uploaded: the
+ * event keeps what the send needs, never the bytes, so a send fired after a restart or on another
+ * node needs nothing but the event. Addresses are jids.
+ */
+export const OutgoingContent = Type.Union([
+  Type.Object({ kind: Type.Literal('text'), text: Str, link_preview: Type.Optional(Type.Boolean()), ...outgoingCommon }),
+  Type.Object({ kind: Type.Literal('buttons'), text: OptStr, footer: OptStr, buttons: Type.Array(Type.Object({ id: Str, text: Str })), ...outgoingCommon }),
+  /** `media.caption`, `media.ptt` (voice note), `media.gif` say how it shows. */
+  Type.Object({ kind: Type.Literal('media'), media: Media, view_once: Type.Optional(Type.Boolean()), ...outgoingCommon }),
+  Type.Object({ kind: Type.Literal('location'), location: Location, ...outgoingCommon }),
+  Type.Object({ kind: Type.Literal('contact'), contacts: Type.Array(ContactCard), ...outgoingCommon }),
+  /** The poll's secret is drawn by the driver when it goes out (MessageSent carries it). */
+  Type.Object({ kind: Type.Literal('poll'), poll: PollContent, ...outgoingCommon }),
+  Type.Object({ kind: Type.Literal('list'), text: Str, list: ListContent, ...outgoingCommon }),
+  /** A stored message (any chat, media by reference) sent on, shown as forwarded. */
+  Type.Object({ kind: Type.Literal('forward'), message: NetworkMessage, delay_ms: outgoingCommon.delay_ms }),
+]);
 
 const ChatInfo = Type.Object({
   jid: Str,
@@ -181,8 +252,13 @@ export const SessionEventSchemas = {
     message_ids: Type.Array(Str),
     chat: Str,
     sender: Str,
-    state: Type.Union([Type.Literal('Delivered'), Type.Literal('Read'), Type.Literal('ReadSelf')]),
+    /**
+     * Played: a voice note (or video) was played. Failed: the network took the message, then
+     * refused it (`error`, e.g. 463 for a restricted account or recipient).
+     */
+    state: Type.Union([Type.Literal('Delivered'), Type.Literal('Read'), Type.Literal('ReadSelf'), Type.Literal('Played'), Type.Literal('Failed')]),
     timestamp_s: Type.Integer(),
+    error: Type.Optional(Type.Object({ code: Type.Integer(), reason: Str })),
   }),
   PresenceUpdated: Type.Object({
     jid: Str,
@@ -226,21 +302,13 @@ export const SessionEventSchemas = {
   LidMappingLearned: Type.Object({ pairs: Type.Array(Type.Object({ pn: Str, lid: Str })) }),
   CallRejected: Type.Object({ call_id: Str, from: Str }),
   /** A send that waits for its turn (send pacing); it goes out under `message_id`, in order. */
-  SendQueued: Type.Object({
-    message_id: Str,
-    to: Str,
-    content: Type.Union([
-      Type.Object({ kind: Type.Literal('text'), text: Str, reply_to: OptStr }),
-      Type.Object({
-        kind: Type.Literal('buttons'),
-        text: OptStr,
-        footer: OptStr,
-        buttons: Type.Array(Type.Object({ id: Str, text: Str })),
-      }),
-    ]),
-  }),
+  SendQueued: Type.Object({ message_id: Str, to: Str, content: OutgoingContent }),
   /** A queued send given up (the session stayed down past the horizon, or the network refused it). */
   SendAbandoned: Type.Object({ message_id: Str, reason: Str }),
+  /** A send asked for at a later time (`send_at`, ISO); it goes out under `message_id` then, once. */
+  SendScheduled: Type.Object({ message_id: Str, to: Str, content: OutgoingContent, send_at: Str }),
+  /** A scheduled or queued send called off before it went out. */
+  SendCanceled: Type.Object({ message_id: Str, was: Type.Union([Type.Literal('scheduled'), Type.Literal('queued')]) }),
   /** Groups, contacts, block list, privacy, labels and status posts: account-events.ts. */
   ...AccountEventSchemas,
 } as const;

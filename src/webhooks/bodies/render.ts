@@ -23,7 +23,13 @@ const RENDERERS: Renderers = {
   ReceiptReceived: {
     type: 'ReadReceipt',
     render: (d) => ({
-      event: { MessageIDs: d.message_ids, Chat: d.chat, Sender: d.sender, Timestamp: iso(d.timestamp_s) },
+      event: {
+        MessageIDs: d.message_ids,
+        Chat: d.chat,
+        Sender: d.sender,
+        Timestamp: iso(d.timestamp_s),
+        ...(d.error ? { Error: { code: d.error.code, reason: d.error.reason } } : {}),
+      },
       state: d.state,
     }),
   },

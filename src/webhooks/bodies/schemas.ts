@@ -132,12 +132,18 @@ const MessageInfo = Type.Object({
 
 export const MessageEvent = Type.Object({ Info: MessageInfo, Message: MessageContent });
 
-const ReceiptStates = ['Delivered', 'Read', 'ReadSelf'] as const;
+const ReceiptStates = ['Delivered', 'Read', 'ReadSelf', 'Played', 'Failed'] as const;
 const ReadReceiptEvent = Type.Object({
   MessageIDs: Type.Array(Str),
   Chat: Jid,
   Sender: Jid,
   Timestamp: DateTime,
+  Error: Type.Optional(
+    Type.Object(
+      { code: Type.Integer({ description: "the network's error code, e.g. 463 (a restricted account or recipient)" }), reason: Str },
+      { description: 'state Failed only: why the network refused the message after taking it' },
+    ),
+  ),
 });
 
 const ConnectedEvent = Type.Object({
