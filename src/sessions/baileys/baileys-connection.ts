@@ -238,7 +238,8 @@ export class BaileysConnection implements NetworkConnection {
     const user = this.deps.sock.user ?? this.deps.sock.authState.creds.me;
     const pnOf = this.lidPairs.pnOf;
     const days = this.deps.historySyncDays;
-    const base: TranslateContext = days === undefined ? { pnOf } : { pnOf, historySinceS: Math.floor(Date.now() / 1000) - days * 86_400 };
+    const nowS = Math.floor(Date.now() / 1000);
+    const base: TranslateContext = days === undefined ? { pnOf, nowS } : { pnOf, nowS, historySinceS: nowS - days * 86_400 };
     return user ? { ...base, me: { jid: user.id, ...(user.lid ? { lid: user.lid } : {}) } } : base;
   }
 

@@ -18,6 +18,8 @@ export interface TranslateContext {
   historySinceS?: number;
   /** The phone jid of a LID, when the network told this connection the pair before. */
   pnOf?: (lid: string) => string | undefined;
+  /** Now (unix seconds), for what the network reports without a time (an error ack). */
+  nowS?: number;
 }
 
 /** A person's jid as webhooks and the chat list key them: the phone jid whenever it is known. */

@@ -30,15 +30,41 @@ export function messageUpdateReceipts(updates: BaileysEventMap['messages.update'
     const state = key.fromMe ? ourMessageState(status) : status >= Status.READ ? 'ReadSelf' : undefined;
     if (!state) continue;
     const sender = state === 'ReadSelf' ? normalizeJid(ctx.me?.jid) ?? chat : personal(key.participant, ctx, key.participantAlt) ?? chat;
+    if (state === 'Failed') {
+      // The server's error ack carries no time: it is now.
+      receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s: ctx.nowS ?? 0, error: refusalOf(update.messageStubParameters) });
+      continue;
+    }
     receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s: toInt(update.messageTimestamp) ?? 0 });
   }
   return grouped(receipts);
 }
 
+/**
+ * On our messages: DELIVERY_ACK delivered, READ read, PLAYED played (a voice note or video), and
+ * ERROR (Baileys' status for the server's error ack) failed: the network took the message, then
+ * refused it. SERVER_ACK and PENDING are not receipts.
+ */
 function ourMessageState(status: proto.WebMessageInfo.Status): ReceiptState | undefined {
   if (status === Status.DELIVERY_ACK) return 'Delivered';
-  if (status === Status.READ || status === Status.PLAYED) return 'Read';
+  if (status === Status.READ) return 'Read';
+  if (status === Status.PLAYED) return 'Played';
+  if (status === Status.ERROR) return 'Failed';
   return undefined;
+}
+
+/** What the network's error codes mean, as far as they are known (Baileys' decode-wa-message.ts, WA Web). */
+const REFUSALS: Record<number, string> = {
+  463: 'the account is restricted: WhatsApp refuses messages that start new chats (existing chats still work); the recipient can write first, or wait for the restriction to end',
+  479: 'WhatsApp rejected the message as invalid (a stale device session or a bad address); send it again',
+};
+
+/** The code and reason of an error ack, from Baileys' `messageStubParameters` ([code, text?]). */
+function refusalOf(parameters: readonly unknown[] | null | undefined): { code: number; reason: string } {
+  const code = Number.parseInt(String(parameters?.[0] ?? ''), 10);
+  const text = typeof parameters?.[1] === 'string' ? parameters[1] : undefined;
+  if (!Number.isInteger(code)) return { code: 0, reason: text ?? 'WhatsApp refused the message' };
+  return { code, reason: REFUSALS[code] ?? text ?? `WhatsApp refused the message (error ${code})` };
 }
 
 /**
@@ -55,11 +81,13 @@ export function userReceiptEvents(updates: BaileysEventMap['message-receipt.upda
     if (!chat || !raw || !key.id) continue;
     // Our own read is recognised by either identity; anyone else is named by phone jid when known.
     const sender = me.includes(raw) ? raw : (personal(raw, ctx) ?? raw);
-    const read = toInt(receipt.readTimestamp) || toInt(receipt.playedTimestamp);
+    const played = toInt(receipt.playedTimestamp);
+    const read = toInt(receipt.readTimestamp);
     const delivered = toInt(receipt.receiptTimestamp);
     let state: ReceiptState;
     let timestamp_s: number;
-    if (read) [state, timestamp_s] = [me.includes(sender) ? 'ReadSelf' : 'Read', read];
+    if (played && !me.includes(sender)) [state, timestamp_s] = ['Played', played];
+    else if (read || played) [state, timestamp_s] = [me.includes(sender) ? 'ReadSelf' : 'Read', (read || played) as number];
     else if (delivered) [state, timestamp_s] = ['Delivered', delivered];
     else continue;
     receipts.push({ message_ids: [key.id], chat, sender, state, timestamp_s });
@@ -80,7 +108,8 @@ function grouped(receipts: Receipt[]): SessionEvent[] {
       last.chat === receipt.chat &&
       last.sender === receipt.sender &&
       last.state === receipt.state &&
-      last.timestamp_s === receipt.timestamp_s
+      last.timestamp_s === receipt.timestamp_s &&
+      last.error?.code === receipt.error?.code
     ) {
       if (!last.message_ids.includes(receipt.message_ids[0] as string)) last.message_ids.push(...receipt.message_ids);
     } else {

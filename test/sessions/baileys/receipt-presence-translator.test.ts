@@ -17,14 +17,26 @@ describe('Baileys translator: receipts', () => {
     expect(events).to.deep.equal([{ type: 'ReceiptReceived', data: { message_ids: ['M1'], chat: ALICE_PN, sender: ALICE_PN, state: 'Delivered', timestamp_s: T0 } }]);
   });
 
-  it('maps READ (4) and PLAYED (5) to Read (our schema has no Played), joining one receipt split per message', () => {
+  it('maps READ (4) to Read and PLAYED (5, a voice note played) to Played, joining one receipt split per message', () => {
     const events = translate({
       'messages.update': [statusUpdate('M1', true, Status.READ), statusUpdate('M2', true, Status.READ), statusUpdate('M3', true, Status.PLAYED, T0 + 5)],
     });
     expect(events).to.deep.equal([
       { type: 'ReceiptReceived', data: { message_ids: ['M1', 'M2'], chat: ALICE_PN, sender: ALICE_PN, state: 'Read', timestamp_s: T0 } },
-      { type: 'ReceiptReceived', data: { message_ids: ['M3'], chat: ALICE_PN, sender: ALICE_PN, state: 'Read', timestamp_s: T0 + 5 } },
+      { type: 'ReceiptReceived', data: { message_ids: ['M3'], chat: ALICE_PN, sender: ALICE_PN, state: 'Played', timestamp_s: T0 + 5 } },
     ]);
+  });
+
+  it("maps the server's error ack (ERROR with the code in messageStubParameters) to Failed with the code and its reason", () => {
+    const refused = (id: string, parameters: string[]): WAMessageUpdate => ({ key: { remoteJid: ALICE_PN, id, fromMe: true }, update: { status: Status.ERROR, messageStubParameters: parameters } });
+    const events = translate({ 'messages.update': [refused('F1', ['463']), refused('F2', ['999'])] }, context({ nowS: T0 + 60 }));
+    expect(events).to.have.length(2);
+    expect(events[0]).to.deep.include({ type: 'ReceiptReceived' });
+    expect(events.map((e) => e.data)).to.deep.equal([
+      { message_ids: ['F1'], chat: ALICE_PN, sender: ALICE_PN, state: 'Failed', timestamp_s: T0 + 60, error: { code: 463, reason: (events[0]!.data as { error: { reason: string } }).error.reason } },
+      { message_ids: ['F2'], chat: ALICE_PN, sender: ALICE_PN, state: 'Failed', timestamp_s: T0 + 60, error: { code: 999, reason: 'WhatsApp refused the message (error 999)' } },
+    ]);
+    expect((events[0]!.data as { error: { reason: string } }).error.reason).to.match(/restricted/);
   });
 
   it('reads a READ on a message we received as our own phone reading it (read-self)', () => {
