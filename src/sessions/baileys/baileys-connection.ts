@@ -6,12 +6,16 @@ import type { BaileysAuthState } from './auth-state.js';
 import { BaileysAccountOperations } from './account-operations.js';
 import { OwnEchoes } from './own-echoes.js';
 import type { BoundedCache } from './bounded-cache.js';
+import type { DisappearingTimers } from './disappearing-timers.js';
+import type { GroupDirectory } from './group-directory.js';
 import { BUTTONS_FALLBACK, buttonsAsText } from './buttons-fallback.js';
 import { chatModification } from './chat-modify.js';
 import { groupsUpsertEvents } from './group-translator.js';
-import { isGroupJid, normalizeJid } from './jid.js';
+import { isGroupJid, isLid, normalizeJid } from './jid.js';
 import { toJid } from '../../domain/session/phone-numbers.js';
-import { LidPairMemory } from './lid-pairs.js';
+import { lidMappingEvent, LidPairMemory, messageLidPairs, uniquePairs } from './lid-pairs.js';
+import { lidsIn } from './batch-identities.js';
+import { ReadKeys, readKeyOfStored } from './read-keys.js';
 import type { NumberDirectory } from './number-directory.js';
 import { ChatStateTracker } from './presence-translator.js';
 import { fetchProfile, profileUpdatedData } from './profile.js';
@@ -32,6 +36,10 @@ export interface ConnectionDeps {
   logger: ILogger;
   /** Group metadata Baileys reads back before sending to a group (see BaileysNetwork). */
   groupCache: BoundedCache;
+  /** The same, fetched through on a miss (a group's disappearing timer is in it). */
+  groups?: GroupDirectory;
+  /** Each chat's disappearing timer, so what is sent into such a chat disappears too. */
+  timers?: DisappearingTimers;
   /** The account unlinked: caches kept for the instance across reconnects are now stale. */
   onUnlinked?: () => void;
   /** Which numbers are on the network (cached per instance). */
@@ -82,6 +90,7 @@ export class BaileysConnection implements NetworkConnection {
   private readonly typing = new ChatStateTracker();
   private readonly refreshing = new Set<string>();
   private readonly lidPairs = new LidPairMemory();
+  private readonly readKeys = new ReadKeys();
   /** Settles with the first QR of this socket (see requestPairingCode); rejects on close. */
   private readonly pairingReady: Promise<void>;
   private settlePairing!: (error?: Error) => void;
@@ -128,19 +137,60 @@ export class BaileysConnection implements NetworkConnection {
       if (batch['creds.update'].myAppStateKeyId) this.appStateKeysArrived();
     }
     this.rememberGroups(batch);
-    try {
-      const { events, refreshGroups } = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
-      this.typing.observe(events);
-      this.watchSenders(events);
-      this.deliver(this.ownEchoes.filter(this.lidPairs.filter(events)));
-      for (const jid of refreshGroups) this.refreshGroup(jid);
-    } catch (error) {
-      // A payload shape we did not foresee must not take the connection down with it.
-      this.deps.logger.error({ err: error, kinds: Object.keys(batch) }, 'translating network events failed');
+    this.readKeys.observe(batch, (jid) => this.lidPairs.pnOf(jid));
+    const timers = this.deps.timers;
+    if (timers) {
+      const changes = timers.observe(batch, (jid) => this.lidPairs.pnOf(jid));
+      this.creds.push(() => timers.save(changes));
     }
+    // Translated in the delivery queue, in arrival order: people this connection cannot name by
+    // phone number yet are first looked up in Baileys' own mapping.
+    this.events.push(() => this.translate(batch));
     if (batch.call) this.onCalls(batch.call);
     const update = batch['connection.update'];
     if (update) this.onConnectionUpdate(update);
+  }
+
+  /** One emission as SessionEvents, handed to the manager. Accepted while attached, so it outlives a close that follows it. */
+  private async translate(batch: Batch): Promise<void> {
+    let events: SessionEvent[];
+    try {
+      const known = await this.pairsFromStore(batch);
+      const translated = translateBatch(batch, { ...this.context(), wasTyping: this.typing.wasTyping });
+      // The echo of a change this connection made itself (recorded by the API) is dropped.
+      events = this.ownEchoes.filter(this.lidPairs.filter([...known, ...translated.events]));
+      this.typing.observe(translated.events);
+      this.watchSenders(translated.events);
+      for (const jid of translated.refreshGroups) this.refreshGroup(jid);
+    } catch (error) {
+      // A payload shape we did not foresee must not take the connection down with it.
+      this.deps.logger.error({ err: error, kinds: Object.keys(batch) }, 'translating network events failed');
+      return;
+    }
+    if (events.length > 0) await this.deps.handlers.onEvents(events);
+  }
+
+  /**
+   * The phone↔LID pairs a batch needs: those it tells itself (a message key's alternate jid)
+   * serve all of it, and the LIDs this connection has not met are looked up in Baileys' own
+   * mapping, which outlives the connection (our key store). Those found are reported as
+   * learned, once per connection, like any other pair.
+   */
+  private async pairsFromStore(batch: Batch): Promise<SessionEvent[]> {
+    const told = messageLidPairs(batch['messages.upsert']?.messages ?? []);
+    const mapped = batch['lid-mapping.update'];
+    if (mapped) told.push(...uniquePairs([[mapped.pn, mapped.lid], [mapped.lid, mapped.pn]]));
+    for (const pair of told) this.lidPairs.remember(pair);
+    const mapping = this.deps.sock.signalRepository?.lidMapping;
+    const unknown = lidsIn(batch).filter((lid) => !this.lidPairs.pnOf(lid));
+    if (!mapping || unknown.length === 0) return [];
+    const found = await mapping.getPNsForLIDs(unknown).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error }, 'reading the LID mapping failed');
+      return null;
+    });
+    const pairs = uniquePairs((found ?? []).map(({ pn, lid }) => [pn, lid]));
+    for (const pair of pairs) this.lidPairs.remember(pair);
+    return lidMappingEvent(pairs);
   }
 
   /**
@@ -384,11 +434,20 @@ export class BaileysConnection implements NetworkConnection {
     return this.send(jid, { react: { text: reaction, key: { remoteJid: jid, id: messageId, fromMe } } });
   }
 
+  /** Reads go where each message came from (its LID when it came by LID), as Baileys acknowledged it. */
   async markRead(chat: string, messageIds: string[], sender?: string): Promise<void> {
     this.ensureOpen();
     const jid = toJid(chat);
     const participant = sender ? toJid(sender) : undefined;
-    const keys = messageIds.map((id) => ({ remoteJid: jid, id, fromMe: false, ...(participant ? { participant } : {}) }));
+    const keys = await Promise.all(
+      messageIds.map(async (id) => {
+        const remembered = this.readKeys.remembered(id, normalizeJid(jid) ?? jid);
+        if (remembered) return remembered;
+        const stored = await this.deps.storedMessage?.(id, normalizeJid(jid)).catch(() => undefined);
+        if (stored && !stored.from_me) return readKeyOfStored(stored);
+        return { remoteJid: jid, id, fromMe: false, ...(participant ? { participant } : {}) };
+      }),
+    );
     await this.call(() => this.deps.sock.readMessages(keys));
   }
 
@@ -474,8 +533,29 @@ export class BaileysConnection implements NetworkConnection {
   private async send(jid: string, content: AnyMessageContent, messageId?: string): Promise<NetworkMessage> {
     this.ensureOpen();
     this.watch(jid);
-    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content, messageId === undefined ? undefined : { messageId }));
+    // A reaction is not a message of the chat: it takes no timer.
+    const ephemeralExpiration = 'react' in content ? 0 : await this.expirationFor(jid);
+    const options = { ...(messageId === undefined ? {} : { messageId }), ...(ephemeralExpiration ? { ephemeralExpiration } : {}) };
+    const sent = await this.call(() => this.deps.sock.sendMessage(jid, content, Object.keys(options).length ? options : undefined));
     return this.sentMessage(sent);
+  }
+
+  /**
+   * The disappearing timer (seconds) of the chat a message goes to, 0 when off: a group's from its
+   * metadata, a person's from what the network reported of the chat, by either of their jids.
+   */
+  async expirationFor(jid: string): Promise<number> {
+    if (isGroupJid(jid)) {
+      const meta = await this.deps.groups?.get(jid).catch(() => undefined);
+      return meta?.ephemeralDuration ?? 0;
+    }
+    const timers = this.deps.timers;
+    if (!timers) return 0;
+    const chat = normalizeJid(jid) ?? jid;
+    const mapping = this.deps.sock.signalRepository?.lidMapping;
+    const other = mapping ? await (isLid(chat) ? mapping.getPNForLID(chat) : mapping.getLIDForPN(chat)).catch(() => null) : null;
+    const otherChat = normalizeJid(other);
+    return timers.of(chat, ...(otherChat && otherChat !== chat ? [otherChat] : []));
   }
 
   private sentMessage(sent: WAMessage | undefined): NetworkMessage {

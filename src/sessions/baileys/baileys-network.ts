@@ -1,10 +1,12 @@
-import { Browsers, makeWASocket, proto, type GroupMetadata } from '@whiskeysockets/baileys';
+import { Browsers, makeWASocket, proto } from '@whiskeysockets/baileys';
 import { isBroadcastChat } from '../../domain/session/broadcasts.js';
 import type { Logger } from 'pino';
 import type { ConnectOptions, MessagingNetwork, NetworkConnection } from '../port.js';
 import { baileysAuthState } from './auth-state.js';
 import { BaileysConnection } from './baileys-connection.js';
 import { BoundedCache } from './bounded-cache.js';
+import { DisappearingTimers } from './disappearing-timers.js';
+import { GroupDirectory } from './group-directory.js';
 import { NumberDirectory } from './number-directory.js';
 import { isLid, normalizeJid } from './jid.js';
 import { messageContentOf } from './stored-messages.js';
@@ -80,6 +82,7 @@ export class BaileysNetwork implements MessagingNetwork {
     const auth = await baileysAuthState(store, { logger });
     const caches = this.cachesOf(instanceId);
     const make = this.options.makeSocket ?? makeWASocket;
+    const groups = new GroupDirectory(caches.groups, (jid) => sock.groupMetadata(jid));
     /**
      * A message of this session in the chat Baileys names: as given (LID or phone jid), else as
      * the other identity of the same person (a retry request may come from the LID of a chat
@@ -122,7 +125,8 @@ export class BaileysNetwork implements MessagingNetwork {
         // Only ours: a retry request is for a message this account sent.
         return stored && stored.from_me ? messageContentOf(stored) : undefined;
       },
-      cachedGroupMetadata: async (jid) => caches.groups.get<GroupMetadata>(jid),
+      // Fetched through on a miss and kept: Baileys would query again on every group send.
+      cachedGroupMetadata: async (jid) => groups.get(jid).catch(() => undefined),
       msgRetryCounterCache: caches.msgRetryCounter,
       userDevicesCache: caches.userDevices,
       callOfferCache: caches.callOffer,
@@ -134,6 +138,8 @@ export class BaileysNetwork implements MessagingNetwork {
       handlers,
       logger,
       groupCache: caches.groups,
+      groups,
+      timers: new DisappearingTimers(store),
       version,
       ...(versions ? { versions } : {}),
       ...(storedMessage ? { storedMessage } : {}),

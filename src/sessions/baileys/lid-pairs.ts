@@ -50,6 +50,8 @@ export function lidMappingEvent(pairs: LidPair[]): SessionEvent[] {
  * Remembers the pairs a connection has already reported, so a contact writing from a LID does
  * not add a LidMappingLearned to every one of their messages. Per connection on purpose: after a
  * logout the read model forgets its pairs, and a new connection must be able to teach them again.
+ * What a new connection meets without knowing it is looked up in Baileys' own durable mapping
+ * (see BaileysConnection), so a reconnect does not turn people back into bare LIDs.
  * Bounded: the oldest pairs are forgotten first (and at worst reported once more).
  */
 export class LidPairMemory {
@@ -75,14 +77,19 @@ export class LidPairMemory {
     return out;
   }
 
-  private learn(pair: LidPair): boolean {
-    const key = `${pair.pn}|${pair.lid}`;
+  /** Knows the pair for naming (pnOf) before it is reported: a batch's own pairs serve the whole batch. */
+  remember(pair: LidPair): void {
     this.phones.delete(pair.lid);
     this.phones.set(pair.lid, pair.pn);
     if (this.phones.size > this.max) {
       const oldest = this.phones.keys().next().value;
       if (oldest !== undefined) this.phones.delete(oldest);
     }
+  }
+
+  private learn(pair: LidPair): boolean {
+    const key = `${pair.pn}|${pair.lid}`;
+    this.remember(pair);
     if (this.known.has(key)) return false;
     this.known.add(key);
     if (this.known.size > this.max) {

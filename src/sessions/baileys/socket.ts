@@ -61,7 +61,7 @@ export type BaileysSocket = Pick<
   /** Only the creds are read (registration, platform, own ids); the keys are ours already. */
   authState: Pick<WASocket['authState'], 'creds'>;
   /** Baileys' phone number ↔ LID memory (in our key store), read to name people by phone jid. */
-  signalRepository?: { lidMapping: Pick<WASocket['signalRepository']['lidMapping'], 'getPNForLID' | 'getLIDForPN'> };
+  signalRepository?: { lidMapping: Pick<WASocket['signalRepository']['lidMapping'], 'getPNForLID' | 'getLIDForPN' | 'getPNsForLIDs'> };
 };
 
 /** Makes one socket; Baileys' makeWASocket in production, a fake in the wiring tests. */

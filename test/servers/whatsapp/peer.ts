@@ -100,8 +100,12 @@ export class Peer {
     };
   }
 
-  /** Starts a session with a device from the bundle it uploaded. */
+  private readonly met = new Set<string>();
+
+  /** Starts a session with a device from the bundle it uploaded (once: later messages ratchet on). */
   async meet(deviceJid: string, bundle: KeyBundle): Promise<void> {
+    if (this.met.has(deviceJid)) return;
+    this.met.add(deviceJid);
     const preKey = bundle.preKeys[0];
     await this.repo.injectE2ESession({
       jid: deviceJid,

@@ -459,13 +459,44 @@ export class ScriptedWhatsApp {
       return conn.send(await this.defaultAnswer(node, conn));
     }
     if (node.tag === 'message') {
-      // The server takes every message; tests script refusals with their own ack.
-      if (!this.holdAcks) await conn.send({ tag: 'ack', attrs: { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: String(Math.floor(Date.now() / 1000)) } });
+      // The server takes every message; a test scripts a refusal (`error`) through ackOf.
+      const extra = this.ackOf(node);
+      await conn.send({ tag: 'ack', attrs: { class: 'message', id: node.attrs.id ?? '', from: node.attrs.to ?? '', t: String(Math.floor(Date.now() / 1000)), ...extra } });
     }
   }
 
-  /** Messages are not acked by the server (a test sends its own ack, e.g. an error). */
-  holdAcks = false;
+  /** Extra attributes of the server's ack of a message the client sent (e.g. `{error: '463'}`). */
+  ackOf: (message: BinaryNode) => Record<string, string> = () => ({});
+
+  /** Groups the account is in: subject, members (the account's own phone among them), disappearing timer. */
+  readonly groups = new Map<string, { subject: string; members: Peer[]; ephemeral?: number; /** Left out of the list at login (joined since). */ unlisted?: boolean }>();
+
+  /** A receipt from a peer for messages the device sent (`read`, or delivery when `type` is undefined). */
+  async receipt(conn: ScriptedConnection, from: string, ids: string[], type?: 'read' | 'played'): Promise<void> {
+    const [first, ...rest] = ids;
+    await conn.send({
+      tag: 'receipt',
+      attrs: { from, id: first ?? '', t: String(Math.floor(Date.now() / 1000)), ...(type ? { type } : {}) },
+      ...(rest.length ? { content: [{ tag: 'list', attrs: {}, content: rest.map((id) => ({ tag: 'item', attrs: { id } })) }] } : {}),
+    });
+  }
+
+  async presence(conn: ScriptedConnection, from: string, available: boolean): Promise<void> {
+    await conn.send({ tag: 'presence', attrs: { from, ...(available ? {} : { type: 'unavailable' }) } });
+  }
+
+  private groupNode(jid: string): BinaryNode | undefined {
+    const group = this.groups.get(jid);
+    if (!group) return undefined;
+    return {
+      tag: 'group',
+      attrs: { id: jid.split('@')[0] ?? jid, subject: group.subject, creation: '1700000000', creator: this.phone.pn, s_t: '1700000000' },
+      content: [
+        ...group.members.map((m) => ({ tag: 'participant', attrs: { jid: m.pn, ...(m === this.phone ? { type: 'superadmin' } : {}) } })),
+        ...(group.ephemeral ? [{ tag: 'ephemeral', attrs: { expiration: String(group.ephemeral) } }] : []),
+      ],
+    };
+  }
 
   private async defaultAnswer(iq: BinaryNode, conn: ScriptedConnection): Promise<BinaryNode> {
     const result = (content?: BinaryNode[]): BinaryNode => ({ tag: 'iq', attrs: { from: S_WHATSAPP_NET, type: 'result', id: iq.attrs.id ?? '' }, ...(content ? { content } : {}) });
@@ -487,6 +518,15 @@ export class ScriptedWhatsApp {
       return result([{ tag: 'list', attrs: {}, content: bundles.filter((b): b is BinaryNode => !!b) }]);
     }
     if (xmlns === 'usync') return result([this.usyncAnswer(iq, conn)]);
+    if (xmlns === 'w:g2' && first?.tag === 'participating') {
+      const listed = [...this.groups].filter(([, g]) => !g.unlisted).map(([jid]) => jid);
+      const groups = listed.map((jid) => this.groupNode(jid)).filter((g): g is BinaryNode => !!g);
+      return result([{ tag: 'groups', attrs: {}, content: groups }]);
+    }
+    if (xmlns === 'w:g2' && first?.tag === 'query') {
+      const group = this.groupNode(iq.attrs.to ?? '');
+      return result(group ? [group] : [{ tag: 'error', attrs: { code: '404', text: 'item-not-found' } }]);
+    }
     if (xmlns === 'privacy') return result([{ tag: 'privacy', attrs: {}, content: [{ tag: 'category', attrs: { name: 'readreceipts', value: 'all' } }] }]);
     return result();
   }
@@ -522,6 +562,8 @@ export class ScriptedWhatsApp {
           content: [{ tag: 'device-list', attrs: {}, content: ids.map((id) => ({ tag: 'device', attrs: { id: String(id), ...(id ? { 'key-index': '1' } : {}) } })) }],
         });
       }
+      // Every account has a LID now; the client maps phone numbers to it before fetching keys.
+      if (asked.has('lid')) content.push({ tag: 'lid', attrs: { val: peer.lid } });
       list.push({ tag: 'user', attrs: { jid }, content });
     }
     return { tag: 'usync', attrs: {}, content: [{ tag: 'list', attrs: {}, content: list }] };

@@ -430,6 +430,8 @@ describe('BaileysNetwork wiring (fake socket)', () => {
         ],
       },
     });
+    // Emissions are translated in the delivery queue, in order.
+    await until('the messages translated', () => log.includes(`sock1.presenceSubscribe ${ALICE_PN}`));
     await connection.sendText('5521987654321', 'hello');
     expect(log.filter((l) => l.includes('presence'))).to.deep.equal([`sock1.presenceSubscribe ${ALICE_PN}`, 'sock1.presenceSubscribe 552187654321@s.whatsapp.net']);
 

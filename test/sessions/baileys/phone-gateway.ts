@@ -26,6 +26,8 @@ export async function startPhoneGateway(
       ...env,
     },
     {
+      // PHONE_LOG=debug shows the gateway's log (Baileys' included) while a test runs.
+      ...(process.env.PHONE_LOG ? { logger: (await import('pino')).pino({ level: process.env.PHONE_LOG }) } : {}),
       ...rest,
       network: { makeSocket: (config) => makeWASocket({ ...config, waWebSocketUrl: server.url, ...socket }), ...network },
     },
