@@ -88,6 +88,19 @@ describe('behaviours of the real network, over HTTP (sandbox)', function () {
   });
 
   describe('LID-addressed people', () => {
+    it('AddressingMode is always present: pn for a person writing by phone number, and for our own sends to them', async () => {
+      const me = await pairedWithHook();
+      const plain = await newPhone(gw.api, owner, { push_name: 'Plain' });
+      const theirs = await send(plain.phone, { to: me.phone.phone, text: 'by number' });
+      expect((await hookFor(me.instance.id, theirs)).event.Info).to.include({ Chat: plain.jid, AddressingMode: 'pn' });
+      const ours = await gw.api('POST', `/instances/${me.instance.id}/chat/send/text`, { token: owner.jwt, body: { phone: plain.phone, message: 'back' } });
+      expect(ours.status, ours.text).to.equal(200);
+      const echo = await hookFor(me.instance.id, ours.body.data.message_id);
+      expect(echo.event.Info).to.include({ IsFromMe: true, AddressingMode: 'pn' });
+      const stored = (await sessionEvents(gw.gateway, me.instance.id)).filter((e) => e.type === 'MessageReceived' || e.type === 'MessageSent');
+      expect(stored.map((e: any) => e.data.message.addressing_mode)).to.deep.equal(['pn', 'pn']);
+    });
+
     it('a person writing by LID is one chat under the phone jid, with the LIDs beside it in the webhook', async () => {
       const me = await pairedWithHook();
       const hidden: any = await newPhone(gw.api, owner, { push_name: 'Hidden', addressing: 'lid' });

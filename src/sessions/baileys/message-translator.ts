@@ -63,12 +63,13 @@ export function translateMessage(msg: WAMessage, outer: TranslateContext): Netwo
   const peer = isGroup ? undefined : addressOf(rawChat, ctx, key.remoteJidAlt);
   const fromMe = key.fromMe === true;
   const sender = senderOf(key, msg.participant, rawChat, fromMe, ctx);
-  const mode = key.addressingMode === 'lid' || key.addressingMode === 'pn' ? key.addressingMode : undefined;
+  // Always said (CONTRACT.md, "Addresses"): as the network gave it, else by the jid it came on.
+  const mode = key.addressingMode === 'lid' || key.addressingMode === 'pn' ? key.addressingMode : isLid(key.participant || rawChat) ? 'lid' : 'pn';
   return compact<NetworkMessage>({
     id: key.id,
     chat: peer?.address ?? rawChat,
     chat_lid: peer?.lid,
-    addressing_mode: mode ?? (isLid(key.participant || rawChat) ? 'lid' : undefined),
+    addressing_mode: mode,
     sender: sender.pn ?? sender.jid,
     sender_pn: sender.pn,
     sender_lid: sender.lid,

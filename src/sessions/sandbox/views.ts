@@ -59,6 +59,8 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
       delete out.sender_pn;
     }
   }
+  // Always said, as the real network's driver does: a group is addressed by LID, a 1:1 chat by phone number unless its peer's is hidden.
+  out.addressing_mode ??= message.group !== undefined ? 'lid' : 'pn';
   return out;
 }
 

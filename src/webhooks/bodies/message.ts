@@ -16,9 +16,10 @@ export function messageEvent(m: NetworkMessage): MessageEvent {
     PushName: m.push_name ?? '',
     Timestamp: new Date(m.timestamp_s * 1000).toISOString(),
     Type: m.type,
+    ...(m.media ? { MediaType: m.media.kind } : {}),
+    // Always present (CONTRACT.md, "Addresses"); events stored before it was always recorded are read from their jids.
+    AddressingMode: m.addressing_mode ?? (m.chat.endsWith('@lid') || m.sender.endsWith('@lid') ? 'lid' : 'pn'),
   };
-  if (m.media) Info.MediaType = m.media.kind;
-  if (m.addressing_mode) Info.AddressingMode = m.addressing_mode;
   if (m.chat_lid) Info.ChatLID = m.chat_lid;
   if (m.sender_lid) Info.SenderLID = m.sender_lid;
   return { Info, Message: content(m) };

@@ -125,7 +125,7 @@ const MessageInfo = Type.Object({
   Timestamp: DateTime,
   Type: Type.Union(MESSAGE_TYPES.map((t) => Type.Literal(t))),
   MediaType: Type.Optional(Type.Union(MEDIA_TYPES.map((t) => Type.Literal(t)))),
-  AddressingMode: Type.Optional(Type.Union([Type.Literal('pn'), Type.Literal('lid')], { description: 'how the network addressed the message' })),
+  AddressingMode: Type.Union([Type.Literal('pn'), Type.Literal('lid')], { description: 'how the network addressed the message: by phone number or by LID (always present)' }),
   ChatLID: Type.Optional(Type.String({ description: "the chat's LID, when known" })),
   SenderLID: Type.Optional(Type.String({ description: "the sender's LID, when known" })),
 });

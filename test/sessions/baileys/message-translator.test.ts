@@ -8,7 +8,7 @@ const upsert = (type: BaileysEventMap['messages.upsert']['type'], ...messages: W
 });
 
 /** The fields every message from Alice in a 1:1 chat addressed by phone number carries. */
-const fromAlice = { chat: ALICE_PN, sender: ALICE_PN, sender_pn: ALICE_PN, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0 };
+const fromAlice = { chat: ALICE_PN, addressing_mode: 'pn', sender: ALICE_PN, sender_pn: ALICE_PN, from_me: false, is_group: false, push_name: 'Alice', timestamp_s: T0 };
 
 describe('Baileys translator: messages', () => {
   it('turns a live text from someone else into MessageReceived notify', () => {
@@ -191,7 +191,7 @@ describe('Baileys translator: messages', () => {
         type: 'MessageSent',
         data: {
           origin: 'device',
-          message: { id: 'P1', chat: ALICE_PN, sender: ME_PN, sender_pn: ME_PN, sender_lid: ME_LID_USER, from_me: true, is_group: false, timestamp_s: T0, type: 'text', text: 'from my phone' },
+          message: { id: 'P1', addressing_mode: 'pn', chat: ALICE_PN, sender: ME_PN, sender_pn: ME_PN, sender_lid: ME_LID_USER, from_me: true, is_group: false, timestamp_s: T0, type: 'text', text: 'from my phone' },
         },
       },
     ]);
@@ -230,7 +230,7 @@ describe('Baileys translator: messages', () => {
     expect(events).to.deep.equal([
       {
         type: 'MessageReceived',
-        data: { upsert: 'notify', message: { id: 'G1', chat: GROUP, sender: BOB_PN, sender_pn: BOB_PN, from_me: false, is_group: true, push_name: 'Bob', timestamp_s: T0, type: 'text', text: 'hi all' } },
+        data: { upsert: 'notify', message: { id: 'G1', addressing_mode: 'pn', chat: GROUP, sender: BOB_PN, sender_pn: BOB_PN, from_me: false, is_group: true, push_name: 'Bob', timestamp_s: T0, type: 'text', text: 'hi all' } },
       },
     ]);
   });

@@ -174,6 +174,19 @@ describe('Baileys translator: what a real phone sends (rc14 shapes)', () => {
       const unknown = only(translate(upsert({ key: { remoteJid: BOB_LID, fromMe: false, id: 'X2' }, message: { conversation: 'hi' }, messageTimestamp: T0 })));
       expect(unknown).to.include({ chat: BOB_LID, sender: BOB_LID, addressing_mode: 'lid' });
     });
+
+    it('AddressingMode is always present: pn for a message by phone number, ours or theirs; read from the jids for events stored without it', () => {
+      const theirs = only(translate(upsert({ key: { remoteJid: ALICE_PN, fromMe: false, id: 'P1' }, message: { conversation: 'hi' }, messageTimestamp: T0 })));
+      const [sent] = translate(upsert({ key: { remoteJid: ALICE_PN, fromMe: true, id: 'P2' }, message: { conversation: 'hi' }, messageTimestamp: T0 }));
+      const ours = sent?.type === 'MessageSent' ? sent.data.message : undefined;
+      expect([theirs.addressing_mode, ours?.addressing_mode]).to.deep.equal(['pn', 'pn']);
+      expect(messageEvent(theirs).Info).to.include({ AddressingMode: 'pn' });
+      const { addressing_mode: _pn, ...storedBefore } = theirs;
+      expect(messageEvent(storedBefore).Info.AddressingMode).to.equal('pn');
+      expect(messageEvent({ ...storedBefore, chat: BOB_LID, sender: BOB_LID }).Info.AddressingMode).to.equal('lid');
+      // The field keeps its place: after Type (and MediaType), before the LIDs.
+      expect(Object.keys(messageEvent(theirs).Info)).to.deep.equal(['ID', 'Chat', 'Sender', 'IsFromMe', 'IsGroup', 'PushName', 'Timestamp', 'Type', 'AddressingMode']);
+    });
   });
 
   describe('status posts and newsletters', () => {
