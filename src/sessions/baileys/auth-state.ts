@@ -47,7 +47,7 @@ export async function baileysAuthState(store: AuthStateStore, options: AuthState
   const stored = (await store.get(CREDS_TYPE, [CREDS_ID]))[CREDS_ID];
   const creds: AuthenticationCreds = stored === undefined ? initAuthCreds() : (decode(stored) as AuthenticationCreds);
   const cache = options.cache ?? new BoundedCache({ max: 5000, ttlMs: 5 * 60_000 });
-  const keys = makeCacheableSignalKeyStore(storeBackedKeys(store), options.logger, cache);
+  const keys = makeCacheableSignalKeyStore(storeBackedKeys(store, () => encode(creds)), options.logger, cache);
   return {
     state: { creds, keys },
     // Serialised now, not when the write runs, so each save is a consistent snapshot.
@@ -58,8 +58,16 @@ export async function baileysAuthState(store: AuthStateStore, options: AuthState
   };
 }
 
-/** The signal key store without cache: one AuthStateStore call per Baileys call. */
-export function storeBackedKeys(store: AuthStateStore): SignalKeyStore {
+/**
+ * The signal key store without cache: one AuthStateStore call per Baileys call. New pre-keys are
+ * written together with the credentials (`credsSnapshot`), in the same durable write: Baileys
+ * generates them in a key transaction, moves `nextPreKeyId` past them in the credentials, and
+ * uploads them once the transaction is written. Saved apart, the credentials could still be on
+ * their way when the upload reached the network, and a crash then made the next start generate
+ * (and upload) other keys under the same ids: a peer encrypting to an id it fetched earlier
+ * would reach a key the device no longer has.
+ */
+export function storeBackedKeys(store: AuthStateStore, credsSnapshot?: () => string): SignalKeyStore {
   return {
     async get<T extends keyof SignalDataTypeMap>(type: T, ids: string[]) {
       const found = await store.get(type, ids);
@@ -84,6 +92,9 @@ export function storeBackedKeys(store: AuthStateStore): SignalKeyStore {
         }
         batch[type] = encoded;
       }
+      const newPreKeys = Object.values(data['pre-key'] ?? {}).some((value) => value !== null && value !== undefined);
+      // After the keys in the batch: a write cut short leaves ids that were never uploaded to be made again.
+      if (newPreKeys && credsSnapshot) batch[CREDS_TYPE] = { [CREDS_ID]: credsSnapshot() };
       if (count > 0) await store.set(batch);
     },
     clear: () => store.clear(),

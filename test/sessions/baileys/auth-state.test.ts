@@ -174,14 +174,21 @@ describe('Baileys auth state in the document store', () => {
     const { initAuthCreds } = await import('@whiskeysockets/baileys');
     alice = party(initAuthCreds(), memoryKeys());
 
-    // Bob generates pre-keys the way the socket does before uploading them: in one transaction.
+    // Bob generates pre-keys the way the socket does before uploading them: in one transaction,
+    // whose creds.update (the next free id) Baileys merges into the creds before it commits.
     const written = await bob.docs.during(async () => {
-      const next = await bob.keys.transaction(() => getNextPreKeys({ creds: bob.creds, keys: bob.keys }, 5), 'upload-pre-keys');
+      const next = await bob.keys.transaction(async () => {
+        const made = await getNextPreKeys({ creds: bob.creds, keys: bob.keys }, 5);
+        Object.assign(bob.creds, made.update);
+        return made;
+      }, 'upload-pre-keys');
       preKeys = next.preKeys;
-      Object.assign(bob.creds, next.update);
     });
     expect(written, 'one pre-key transaction, one bulk write').to.have.length(1);
-    expect(idsOf(written[0])).to.deep.equal([1, 2, 3, 4, 5].map((id) => `${INSTANCE}/pre-key/${id}`));
+    // The credentials go in the same write: the ids are taken before anything can upload them.
+    expect(idsOf(written[0])).to.deep.equal([...[1, 2, 3, 4, 5].map((id) => `${INSTANCE}/pre-key/${id}`), `${INSTANCE}/creds/creds`]);
+    const reopened = await baileysAuthState(new DocumentAuthStateStore(bob.docs, new SecretBox(serverKey), INSTANCE), { logger });
+    expect(reopened.state.creds.nextPreKeyId).to.equal(6);
     await bob.auth.saveCreds();
   });
 
