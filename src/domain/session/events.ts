@@ -52,6 +52,8 @@ export const Media = Type.Object({
   file_name: OptStr,
   seconds: Type.Optional(Type.Integer()),
   ptt: Type.Optional(Type.Boolean()),
+  /** A video note (round, played in place): the network's ptvMessage. */
+  ptv: Type.Optional(Type.Boolean()),
   width: Type.Optional(Type.Integer()),
   height: Type.Optional(Type.Integer()),
   /** Voice notes: 64 loudness samples (0-100), base64, drawn under the note. */
@@ -138,6 +140,22 @@ export const NetworkMessage = Type.Object({
   buttons: Type.Optional(
     Type.Object({ footer: OptStr, items: Type.Array(Type.Object({ id: Str, text: Str })) }),
   ),
+  /** An album: how many images and videos follow, each as a message of its own (type other). */
+  album: Type.Optional(Type.Object({ images: Type.Integer({ minimum: 0 }), videos: Type.Integer({ minimum: 0 }) })),
+  /** An event (a meeting on the calendar): times in unix seconds (type other). */
+  event: Type.Optional(
+    Type.Object({
+      name: Str,
+      description: OptStr,
+      start_s: Type.Optional(Type.Integer()),
+      end_s: Type.Optional(Type.Integer()),
+      location: Type.Optional(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: OptStr, address: OptStr })),
+      join_link: OptStr,
+      canceled: Type.Optional(Type.Boolean()),
+    }),
+  ),
+  /** An invitation to join a group, by its code (type other). */
+  group_invite: Type.Optional(Type.Object({ group: Str, code: Str, expires_s: Type.Optional(Type.Integer()), group_name: OptStr, caption: OptStr })),
 });
 export type NetworkMessage = Static<typeof NetworkMessage>;
 

@@ -35,7 +35,7 @@ export function addressOf(jid: string, ctx: TranslateContext, alternate?: string
 type Media = NonNullable<NetworkMessage['media']>;
 type Body = Pick<
   NetworkMessage,
-  'type' | 'text' | 'reply_to' | 'quoted' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke'
+  'type' | 'text' | 'reply_to' | 'quoted' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'album' | 'event' | 'group_invite'
 >;
 type ButtonItem = { id: string; text: string };
 
@@ -80,7 +80,17 @@ export function translateMessage(msg: WAMessage, outer: TranslateContext): Netwo
     // inventing a time in a pure function.
     timestamp_s: toInt(msg.messageTimestamp) ?? 0,
     ...body,
+    mentions: mentionsOf(content, ctx),
   });
+}
+
+/** The people a message mentions (`contextInfo.mentionedJid`), named by phone jid when known. */
+function mentionsOf(content: proto.IMessage, ctx: TranslateContext): string[] | undefined {
+  const type = getContentType(content);
+  const inner = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined) : undefined;
+  const jids = inner && typeof inner === 'object' ? (inner.contextInfo?.mentionedJid ?? []) : [];
+  const mentions = [...new Set(jids.map((jid) => normalizeJid(jid)).filter((jid): jid is string => !!jid).map((jid) => addressOf(jid, ctx).address))];
+  return mentions.length ? mentions : undefined;
 }
 
 /**
@@ -134,6 +144,8 @@ function bodyOf(content: proto.IMessage, ctx: TranslateContext): Body | undefine
 
   if (content.imageMessage) return mediaBody(content.imageMessage, imageMedia(content.imageMessage), ctx);
   if (content.videoMessage) return mediaBody(content.videoMessage, videoMedia(content.videoMessage), ctx);
+  // A video note: a video played round and in place.
+  if (content.ptvMessage) return mediaBody(content.ptvMessage, ptvMedia(content.ptvMessage), ctx);
   if (content.audioMessage) return mediaBody(content.audioMessage, audioMedia(content.audioMessage), ctx);
   if (content.documentMessage) return mediaBody(content.documentMessage, documentMedia(content.documentMessage), ctx);
   if (content.stickerMessage) return mediaBody(content.stickerMessage, stickerMedia(content.stickerMessage), ctx);
@@ -204,6 +216,45 @@ function otherKinds(content: proto.IMessage, ctx: TranslateContext): Body | unde
       type: 'contact',
       contacts: (cards.contacts ?? []).map((c) => ({ display_name: c.displayName ?? '', vcard: c.vcard ?? '' })),
       ...quoteOf(cards.contextInfo, ctx),
+    });
+  }
+  const album = content.albumMessage;
+  if (album) {
+    // The album's images and videos arrive as messages of their own; this says how many to expect.
+    return compact<Body>({ type: 'other', album: { images: Math.max(0, album.expectedImageCount ?? 0), videos: Math.max(0, album.expectedVideoCount ?? 0) }, ...quoteOf(album.contextInfo, ctx) });
+  }
+  const event = content.eventMessage;
+  if (event) {
+    const place = event.location;
+    return compact<Body>({
+      type: 'other',
+      event: compact({
+        name: event.name ?? '',
+        description: event.description || undefined,
+        start_s: toInt(event.startTime) || undefined,
+        end_s: toInt(event.endTime) || undefined,
+        location: place
+          ? compact({ latitude: place.degreesLatitude ?? 0, longitude: place.degreesLongitude ?? 0, name: place.name || undefined, address: place.address || undefined })
+          : undefined,
+        join_link: event.joinLink || undefined,
+        canceled: event.isCanceled || undefined,
+      }),
+      ...quoteOf(event.contextInfo, ctx),
+    });
+  }
+  const invite = content.groupInviteMessage;
+  if (invite?.groupJid && invite.inviteCode) {
+    return compact<Body>({
+      type: 'other',
+      text: invite.caption || undefined,
+      group_invite: compact({
+        group: normalizeJid(invite.groupJid) ?? invite.groupJid,
+        code: invite.inviteCode,
+        expires_s: toInt(invite.inviteExpiration) || undefined,
+        group_name: invite.groupName || undefined,
+        caption: invite.caption || undefined,
+      }),
+      ...quoteOf(invite.contextInfo, ctx),
     });
   }
   const poll = content.pollCreationMessage ?? content.pollCreationMessageV2 ?? content.pollCreationMessageV3;
@@ -289,6 +340,11 @@ function videoMedia(m: proto.Message.IVideoMessage): Media | undefined {
   );
 }
 
+function ptvMedia(m: proto.Message.IVideoMessage): Media | undefined {
+  const base = videoMedia(m);
+  return base && { ...base, ptv: true };
+}
+
 function audioMedia(m: proto.Message.IAudioMessage): Media | undefined {
   const base = commonMedia('audio', m, 'audio/ogg; codecs=opus');
   return base && compact({ ...base, seconds: m.seconds ?? undefined, ptt: m.ptt ?? undefined });
@@ -338,7 +394,31 @@ function buttonsBody(content: proto.IMessage, ctx: TranslateContext): Body | und
   if (templateReply) {
     return selected(templateReply.selectedId, templateReply.selectedDisplayText, templateReply.contextInfo, ctx);
   }
+  // A row chosen from a list: its id, and its title as the text, like a tapped button.
+  const listReply = content.listResponseMessage;
+  if (listReply) {
+    return selected(listReply.singleSelectReply?.selectedRowId, listReply.title, listReply.contextInfo, ctx);
+  }
+  // A tap on a native-flow button (an interactive card): its id in the reply's JSON, its label as the body.
+  const interactiveReply = content.interactiveResponseMessage;
+  if (interactiveReply) {
+    const flow = interactiveReply.nativeFlowResponseMessage;
+    return selected(flowReplyId(flow?.paramsJson) ?? flow?.name, interactiveReply.body?.text, interactiveReply.contextInfo, ctx);
+  }
   return undefined;
+}
+
+/** The id a native-flow reply carries in its parameters (`{"id": ...}`), when it is JSON with one. */
+function flowReplyId(paramsJson: string | null | undefined): string | undefined {
+  if (!paramsJson) return undefined;
+  try {
+    const params: unknown = JSON.parse(paramsJson);
+    if (typeof params !== 'object' || params === null) return undefined;
+    const id = (params as Record<string, unknown>).id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function buttons(text: string | null | undefined, footer: string | null | undefined, items: ButtonItem[]): Body {

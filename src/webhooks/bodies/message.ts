@@ -3,7 +3,7 @@ import type { Media, NetworkMessage } from '../../domain/session/events.js';
 import type { MessageContent, MessageEvent } from './schemas.js';
 
 type MediaData = Static<typeof Media>;
-type ContextInfo = { stanzaID: string; participant?: string; quotedMessage?: { conversation: string } };
+type ContextInfo = { stanzaID?: string; participant?: string; quotedMessage?: { conversation: string }; mentionedJID?: string[] };
 
 /** Our stored message in the spec's shape: `Info` plus the network's message object. */
 export function messageEvent(m: NetworkMessage): MessageEvent {
@@ -26,11 +26,13 @@ export function messageEvent(m: NetworkMessage): MessageEvent {
 }
 
 function contextOf(m: NetworkMessage): ContextInfo | undefined {
-  if (!m.reply_to) return undefined;
+  const mentions = m.mentions?.length ? { mentionedJID: m.mentions } : {};
+  if (!m.reply_to) return m.mentions?.length ? mentions : undefined;
   return {
     stanzaID: m.reply_to,
     ...(m.quoted?.sender ? { participant: m.quoted.sender } : {}),
     ...(m.quoted?.text !== undefined ? { quotedMessage: { conversation: m.quoted.text } } : {}),
+    ...mentions,
   };
 }
 
@@ -78,6 +80,46 @@ function content(m: NetworkMessage): MessageContent {
   if (m.poll) {
     return { pollCreationMessage: { name: m.poll.name, options: m.poll.options.map((optionName) => ({ optionName })), selectableOptionsCount: m.poll.selectable_count } };
   }
+  if (m.album) {
+    return { albumMessage: { expectedImageCount: m.album.images, expectedVideoCount: m.album.videos, ...(contextInfo ? { contextInfo } : {}) } };
+  }
+  if (m.event) {
+    const e = m.event;
+    return {
+      eventMessage: {
+        name: e.name,
+        ...(e.description !== undefined ? { description: e.description } : {}),
+        ...(e.start_s !== undefined ? { startTime: new Date(e.start_s * 1000).toISOString() } : {}),
+        ...(e.end_s !== undefined ? { endTime: new Date(e.end_s * 1000).toISOString() } : {}),
+        ...(e.location
+          ? {
+              location: {
+                degreesLatitude: e.location.latitude,
+                degreesLongitude: e.location.longitude,
+                ...(e.location.name !== undefined ? { name: e.location.name } : {}),
+                ...(e.location.address !== undefined ? { address: e.location.address } : {}),
+              },
+            }
+          : {}),
+        ...(e.join_link !== undefined ? { joinLink: e.join_link } : {}),
+        isCanceled: e.canceled === true,
+        ...(contextInfo ? { contextInfo } : {}),
+      },
+    };
+  }
+  if (m.group_invite) {
+    const g = m.group_invite;
+    return {
+      groupInviteMessage: {
+        groupJID: g.group,
+        inviteCode: g.code,
+        ...(g.expires_s !== undefined ? { inviteExpiration: new Date(g.expires_s * 1000).toISOString() } : {}),
+        ...(g.group_name !== undefined ? { groupName: g.group_name } : {}),
+        ...(g.caption !== undefined ? { caption: g.caption } : {}),
+        ...(contextInfo ? { contextInfo } : {}),
+      },
+    };
+  }
   if (m.buttons) {
     return {
       buttonsMessage: {
@@ -113,7 +155,8 @@ function mediaContent(media: MediaData, contextInfo: ContextInfo | undefined): M
     case 'image':
       return { imageMessage: { ...base, ...caption, ...size } };
     case 'video':
-      return { videoMessage: { ...base, ...caption, ...seconds, ...size } };
+      // A video note travels as the network's ptvMessage: same fields, played round and in place.
+      return media.ptv ? { ptvMessage: { ...base, ...caption, ...seconds, ...size } } : { videoMessage: { ...base, ...caption, ...seconds, ...size } };
     case 'audio':
       return { audioMessage: { ...base, ...seconds, ...(media.ptt !== undefined ? { PTT: media.ptt } : {}) } };
     case 'document':

@@ -16,11 +16,12 @@ const Jid = Type.String({ description: 'network identifier: <digits>@s.whatsapp.
 
 const ContextInfo = Type.Object(
   {
-    stanzaID: Type.String({ description: 'id of the message this one replies to' }),
+    stanzaID: Type.Optional(Type.String({ description: 'id of the message this one replies to' })),
     participant: Type.Optional(Type.String({ description: 'author of the quoted message, when the network said' })),
     quotedMessage: Type.Optional(Type.Object({ conversation: Str }, { description: 'the quoted text, as the reply carries it' })),
+    mentionedJID: Type.Optional(Type.Array(Jid, { description: 'the people the message mentions (phone jids when known)' })),
   },
-  { description: 'present when the message is a reply' },
+  { description: 'present when the message is a reply (stanzaID) or mentions people (mentionedJID)' },
 );
 
 /** The fields that map onto the media download request (spec, Events). */
@@ -78,6 +79,7 @@ export const MessageContent = Type.Object(
     extendedTextMessage: Type.Optional(Type.Object({ text: Str, contextInfo: Type.Optional(ContextInfo) })),
     imageMessage: Type.Optional(ImageMessage),
     videoMessage: Type.Optional(VideoMessage),
+    ptvMessage: Type.Optional(Type.Object(VideoMessage.properties, { description: 'a video note (round, played in place): a video, downloaded as one' })),
     audioMessage: Type.Optional(AudioMessage),
     documentMessage: Type.Optional(DocumentMessage),
     stickerMessage: Type.Optional(StickerMessage),
@@ -90,6 +92,34 @@ export const MessageContent = Type.Object(
       Type.Object({ name: Str, options: Type.Array(Type.Object({ optionName: Str })), selectableOptionsCount: Type.Integer({ minimum: 0 }) }),
     ),
     protocolMessage: Type.Optional(ProtocolMessage),
+    albumMessage: Type.Optional(
+      Type.Object(
+        { expectedImageCount: Type.Integer({ minimum: 0 }), expectedVideoCount: Type.Integer({ minimum: 0 }), contextInfo: Type.Optional(ContextInfo) },
+        { description: 'an album: its images and videos follow as messages of their own' },
+      ),
+    ),
+    eventMessage: Type.Optional(
+      Type.Object({
+        name: Str,
+        description: OptStr,
+        startTime: Type.Optional(DateTime),
+        endTime: Type.Optional(DateTime),
+        location: Type.Optional(Type.Object({ degreesLatitude: Type.Number(), degreesLongitude: Type.Number(), name: OptStr, address: OptStr })),
+        joinLink: OptStr,
+        isCanceled: Type.Boolean(),
+        contextInfo: Type.Optional(ContextInfo),
+      }),
+    ),
+    groupInviteMessage: Type.Optional(
+      Type.Object({
+        groupJID: Str,
+        inviteCode: Str,
+        inviteExpiration: Type.Optional(DateTime),
+        groupName: OptStr,
+        caption: OptStr,
+        contextInfo: Type.Optional(ContextInfo),
+      }),
+    ),
     reactionMessage: Type.Optional(
       Type.Object({
         key: Type.Object({

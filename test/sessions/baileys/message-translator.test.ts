@@ -1,7 +1,8 @@
 import { proto, type BaileysEventMap, type WAMessage } from '@whiskeysockets/baileys';
 import { expect } from 'chai';
-import type { SessionEvent } from '../../../src/domain/session/events.js';
-import { ALICE_LID, ALICE_PN, b64, BOB_PN, bytes, GROUP, ME_LID_USER, ME_PN, T0, translate, wire } from './support.js';
+import type { NetworkMessage, SessionEvent } from '../../../src/domain/session/events.js';
+import { messageEvent } from '../../../src/webhooks/bodies/message.js';
+import { ALICE_LID, ALICE_PN, b64, BOB_PN, bytes, context, GROUP, ME_LID_USER, ME_PN, T0, translate, wire } from './support.js';
 
 const upsert = (type: BaileysEventMap['messages.upsert']['type'], ...messages: WAMessage[]): Partial<BaileysEventMap> => ({
   'messages.upsert': { type, messages: messages.map(wire) },
@@ -343,6 +344,73 @@ describe('Baileys translator: messages', () => {
         data: { upsert: 'notify', message: { id: 'BTNR', ...fromAlice, type: 'buttons', text: 'Yes', reply_to: 'CARD', buttons: { items: [{ id: 'y', text: 'Yes' }] } } },
       },
     ]);
+  });
+
+  describe('kinds that used to arrive as an empty "other"', () => {
+    const one = (id: string, message: proto.IMessage): NetworkMessage => {
+      const [event] = translate(upsert('notify', { key: { remoteJid: ALICE_PN, fromMe: false, id }, message, messageTimestamp: T0, pushName: 'Alice' }));
+      if (event?.type !== 'MessageReceived') throw new Error(`no message for ${id}`);
+      return event.data.message;
+    };
+    const media = { mediaKey: bytes(1, 2), fileSha256: bytes(3), fileEncSha256: bytes(4), directPath: '/v/t62/ptv', mimetype: 'video/mp4', fileLength: 1000, seconds: 7 };
+
+    it('a video note (ptvMessage) keeps its media, downloadable, and goes out as ptvMessage', () => {
+      const m = one('PTV', { ptvMessage: { ...media, url: 'https://mmg.whatsapp.net/ptv.enc' } });
+      expect(m.type).to.equal('media');
+      expect(m.media).to.deep.include({ kind: 'video', ptv: true, url: 'https://mmg.whatsapp.net/ptv.enc', media_key: b64(media.mediaKey), seconds: 7 });
+      expect(messageEvent(m).Info).to.include({ Type: 'media', MediaType: 'video' });
+      expect(messageEvent(m).Message).to.have.key('ptvMessage');
+      expect(messageEvent(m).Message.ptvMessage).to.include({ URL: 'https://mmg.whatsapp.net/ptv.enc', mediaKey: b64(media.mediaKey), seconds: 7 });
+    });
+
+    it('replies to a list and to an interactive card are button replies: the chosen id, its label, the card replied to', () => {
+      const list = one('LR', { listResponseMessage: { title: 'Large', singleSelectReply: { selectedRowId: 'size-l' }, contextInfo: { stanzaId: 'LIST1' } } });
+      expect(list).to.deep.include({ type: 'buttons', text: 'Large', reply_to: 'LIST1', buttons: { items: [{ id: 'size-l', text: 'Large' }] } });
+      const flow = one('IR', {
+        interactiveResponseMessage: {
+          body: { text: 'Confirm' },
+          nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: JSON.stringify({ id: 'ok-1' }), version: 3 },
+          contextInfo: { stanzaId: 'CARD2' },
+        },
+      });
+      expect(flow).to.deep.include({ type: 'buttons', text: 'Confirm', reply_to: 'CARD2', buttons: { items: [{ id: 'ok-1', text: 'Confirm' }] } });
+      expect(messageEvent(flow).Message).to.deep.equal({ buttonsMessage: { contentText: 'Confirm', buttons: [{ buttonID: 'ok-1', buttonText: { displayText: 'Confirm' } }] } });
+    });
+
+    it('an album says how many images and videos follow; an event and a group invitation keep what they say', () => {
+      const album = one('AL', { albumMessage: { expectedImageCount: 3, expectedVideoCount: 1 } });
+      expect(album).to.deep.include({ type: 'other', album: { images: 3, videos: 1 } });
+      expect(messageEvent(album).Message).to.deep.equal({ albumMessage: { expectedImageCount: 3, expectedVideoCount: 1 } });
+
+      const event = one('EV', {
+        eventMessage: { name: 'Launch', description: 'v2 is out', startTime: T0 + 3600, endTime: T0 + 7200, location: { degreesLatitude: -23.5, degreesLongitude: -46.6, name: 'Office' }, joinLink: 'https://call.whatsapp.com/video/x' },
+      });
+      expect(event).to.deep.include({
+        type: 'other',
+        event: { name: 'Launch', description: 'v2 is out', start_s: T0 + 3600, end_s: T0 + 7200, location: { latitude: -23.5, longitude: -46.6, name: 'Office' }, join_link: 'https://call.whatsapp.com/video/x' },
+      });
+      expect(messageEvent(event).Message.eventMessage).to.include({ name: 'Launch', startTime: new Date((T0 + 3600) * 1000).toISOString(), isCanceled: false });
+
+      const invite = one('GI', { groupInviteMessage: { groupJid: GROUP, inviteCode: 'AbCdEf123', inviteExpiration: T0 + 86_400, groupName: 'Team', caption: 'join us' } });
+      expect(invite).to.deep.include({ type: 'other', text: 'join us', group_invite: { group: GROUP, code: 'AbCdEf123', expires_s: T0 + 86_400, group_name: 'Team', caption: 'join us' } });
+      expect(messageEvent(invite).Message).to.deep.equal({
+        groupInviteMessage: { groupJID: GROUP, inviteCode: 'AbCdEf123', inviteExpiration: new Date((T0 + 86_400) * 1000).toISOString(), groupName: 'Team', caption: 'join us' },
+      });
+    });
+
+    it('keeps the people a message mentions, named by phone jid when the pair is known', () => {
+      const m = translate(
+        upsert('notify', {
+          key: { remoteJid: GROUP, participant: ALICE_PN, fromMe: false, id: 'MEN' },
+          message: { extendedTextMessage: { text: '@bob @me look', contextInfo: { mentionedJid: [ALICE_LID, ME_PN, ME_PN] } } },
+          messageTimestamp: T0,
+        }),
+        context({ pnOf: (lid) => (lid === ALICE_LID ? ALICE_PN : undefined) }),
+      ).find((e) => e.type === 'MessageReceived');
+      const message = m?.type === 'MessageReceived' ? m.data.message : undefined;
+      expect(message?.mentions).to.deep.equal([ALICE_PN, ME_PN]);
+      expect(messageEvent(message!).Message).to.deep.equal({ extendedTextMessage: { text: '@bob @me look', contextInfo: { mentionedJID: [ALICE_PN, ME_PN] } } });
+    });
   });
 
   it('sends nothing for a message it cannot place (no chat or no id)', () => {

@@ -93,6 +93,31 @@ describe('a paired phone, against a scripted WhatsApp server', function () {
     expect(chats.content.map((c: any) => c.jid)).to.deep.equal([alice.pn]);
   });
 
+  it('what a phone sends arrives with its content: a video note with its media, a list reply as a button reply, mentions', async () => {
+    const rx = await new Receiver().start();
+    try {
+      const instance = await newInstance(gw.api, owner);
+      await gw.api('POST', `/instances/${instance.id}/webhook`, { token: owner.jwt, body: { webhookURL: rx.url, events: 'All' } });
+      const conn = await pairInstance(gw, server, owner, instance.id);
+      const media = { url: 'https://mmg.whatsapp.net/ptv.enc', mediaKey: Buffer.alloc(32, 1), fileSha256: Buffer.alloc(32, 2), fileEncSha256: Buffer.alloc(32, 3), directPath: '/v/ptv', mimetype: 'video/mp4', fileLength: 2048, seconds: 5 };
+      const note = await server.deliver(conn, alice, { ptvMessage: media });
+      const reply = await server.deliver(conn, alice, { listResponseMessage: { title: 'Large', singleSelectReply: { selectedRowId: 'size-l' }, contextInfo: { stanzaId: 'LIST1' } } });
+      const mention = await server.deliver(conn, alice, { extendedTextMessage: { text: '@owner', contextInfo: { mentionedJid: [server.phone.pn] } } });
+      const hook = async (id: string) => {
+        let found: any;
+        await waitFor(() => (found = rx.received.find((r) => r.body.type === 'Message' && r.body.event.Info.ID === id)) !== undefined, `the webhook of ${id}`);
+        return found.body.event;
+      };
+      const video = await hook(note);
+      expect(video.Info).to.include({ Type: 'media', MediaType: 'video' });
+      expect(video.Message.ptvMessage).to.include({ URL: media.url, mediaKey: media.mediaKey.toString('base64'), seconds: 5 });
+      expect((await hook(reply)).Message).to.deep.equal({ buttonsMessage: { contentText: 'Large', buttons: [{ buttonID: 'size-l', buttonText: { displayText: 'Large' } }] } });
+      expect((await hook(mention)).Message.extendedTextMessage.contextInfo).to.deep.equal({ mentionedJID: [server.phone.pn] });
+    } finally {
+      await rx.stop();
+    }
+  });
+
   describe('reads go where the message came from', () => {
     it('chat/markread of a message sent from a LID sends the read receipt to the LID, as Baileys acknowledged it', async () => {
       const instance = await newInstance(gw.api, owner);
