@@ -1,5 +1,6 @@
 import type { AnyMessageContent, BaileysEventMap, ConnectionState, GroupMetadata, proto, WAMessage } from '@whiskeysockets/baileys';
 import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
+import { LRUCache } from 'lru-cache';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import { NotConnectedError, type NetworkClose, type NumberCheck, type OutgoingMedia, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
 import type { BaileysAuthState } from './auth-state.js';
@@ -91,6 +92,8 @@ export class BaileysConnection implements NetworkConnection {
   private readonly refreshing = new Set<string>();
   private readonly lidPairs = new LidPairMemory();
   private readonly readKeys = new ReadKeys();
+  /** LIDs Baileys' mapping did not know lately. */
+  private readonly unmapped = new LRUCache<string, true>({ max: 5000, ttl: 60_000 });
   /** Settles with the first QR of this socket (see requestPairingCode); rejects on close. */
   private readonly pairingReady: Promise<void>;
   private settlePairing!: (error?: Error) => void;
@@ -182,7 +185,7 @@ export class BaileysConnection implements NetworkConnection {
     if (mapped) told.push(...uniquePairs([[mapped.pn, mapped.lid], [mapped.lid, mapped.pn]]));
     for (const pair of told) this.lidPairs.remember(pair);
     const mapping = this.deps.sock.signalRepository?.lidMapping;
-    const unknown = lidsIn(batch).filter((lid) => !this.lidPairs.pnOf(lid));
+    const unknown = lidsIn(batch).filter((lid) => !this.lidPairs.pnOf(lid) && !this.unmapped.has(lid));
     if (!mapping || unknown.length === 0) return [];
     const found = await mapping.getPNsForLIDs(unknown).catch((error: unknown) => {
       this.deps.logger.warn({ err: error }, 'reading the LID mapping failed');
@@ -190,6 +193,8 @@ export class BaileysConnection implements NetworkConnection {
     });
     const pairs = uniquePairs((found ?? []).map(({ pn, lid }) => [pn, lid]));
     for (const pair of pairs) this.lidPairs.remember(pair);
+    // Not asked again for a minute: a busy group of hidden numbers would read the store on every emission.
+    for (const lid of unknown) if (!this.lidPairs.pnOf(lid)) this.unmapped.set(lid, true);
     return lidMappingEvent(pairs);
   }
 
