@@ -61,6 +61,7 @@ export function bundleOfUpload(iq: BinaryNode): KeyBundle {
 export class Peer {
   readonly creds: AuthenticationCreds = initAuthCreds();
   readonly repo: SignalRepositoryWithLIDStore;
+  private readonly store: SignalKeyStoreWithTransaction;
   private nextPreKeyId = 1;
 
   constructor(
@@ -71,8 +72,6 @@ export class Peer {
     this.store = addTransactionCapability(memoryKeys(), logger, { maxCommitRetries: 1, delayBetweenTriesMs: 0 });
     this.repo = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: this.creds, keys: this.store }, logger);
   }
-
-  private readonly store: SignalKeyStoreWithTransaction;
 
   get pn(): string {
     return `${this.phone}@s.whatsapp.net`;

@@ -34,11 +34,6 @@ export async function startPhoneGateway(
   );
 }
 
-/** The connection the gateway opens next (after those the server has seen). */
-export async function nextConnection(server: ScriptedWhatsApp, from = server.connections.length): Promise<ScriptedConnection> {
-  return server.connection(from);
-}
-
 /**
  * Pairs an instance as a user does: asks for the QR over HTTP, the phone scans it, the network asks
  * for a fresh socket (515), the device logs in. Answers the logged-in connection.
@@ -60,5 +55,4 @@ export async function waitForSession(gw: TestGateway, instanceId: string, match:
   return found as LoggedEvent;
 }
 
-export type { LoggedEvent };
 export const anyData = (e: LoggedEvent): any => e.data;
