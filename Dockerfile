@@ -1,4 +1,6 @@
 FROM node:20-bookworm-slim
+# ffmpeg converts voice notes to OGG/Opus and measures them (duration, waveform) at run time.
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund

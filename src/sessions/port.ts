@@ -1,5 +1,6 @@
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../domain/session/events.js';
 import type { AccountOperations } from './account-port.js';
+import type { MessageChange, OutgoingContent } from '../domain/session/outgoing.js';
 
 /**
  * The messaging-network port. Two drivers implement it: `baileys` (the real network) and
@@ -89,6 +90,46 @@ export interface ButtonsContent {
   buttons: { id: string; text: string }[];
 }
 
+/**
+ * A file to send as media, on local disk (plain bytes, read as a stream: never held whole). The
+ * gateway has already read its kind from the bytes and converted it where the network needs
+ * (voice notes to OGG/Opus with `seconds` and `waveform`, stickers to WebP).
+ */
+export interface MediaUpload {
+  kind: 'image' | 'video' | 'audio' | 'document' | 'sticker';
+  path: string;
+  length: number;
+  mimetype: string;
+  file_name?: string;
+  /** Audio: a voice note (push-to-talk). */
+  ptt?: boolean;
+  seconds?: number;
+  /** Voice notes: 64 loudness samples, 0 to 100. */
+  waveform?: Uint8Array;
+  width?: number;
+  height?: number;
+  /** Video: plays as a GIF. */
+  gif?: boolean;
+  /** Small JPEG preview the sender shows before the download (images, videos). */
+  thumbnail?: Uint8Array;
+}
+
+/** Uploaded media: what a message needs to carry it (the event keeps it; the bytes are the host's). */
+export type UploadedMedia = NonNullable<NetworkMessage['media']>;
+
+/** What a send put on the network, and what the driver did instead where the network would not render it. */
+export interface SentMessage {
+  message: NetworkMessage;
+  fallback?: string;
+}
+
+/** Who authored a message that is acted on (reactions, deletions): needed to name it on the network. */
+export interface MessageAuthor {
+  from_me: boolean;
+  /** The author of a group message not from this account. */
+  participant?: string;
+}
+
 /** A message as app-state actions name it: the network keys them by id, direction and time. */
 export interface MessageRef {
   id: string;
@@ -132,7 +173,20 @@ export interface NetworkConnection {
   /** A file sent as the network's media message of its kind (encrypted and uploaded by the driver). */
   sendMedia(to: string, media: OutgoingMedia, options?: Pick<SendOptions, 'messageId'>): Promise<NetworkMessage>;
   markRead(chat: string, messageIds: string[], sender?: string): Promise<void>;
-  react(chat: string, messageId: string, reaction: string, fromMe?: boolean): Promise<NetworkMessage>;
+  /** `author` names the reacted message on the network (ours, or a group member's); default: the peer's. */
+  react(chat: string, messageId: string, reaction: string, author?: MessageAuthor): Promise<NetworkMessage>;
+  /** Encrypts a file as the network's media of its kind and uploads it to the network's media host. */
+  uploadMedia(file: MediaUpload): Promise<UploadedMedia>;
+  /**
+   * Sends one message of any kind (media already uploaded) under `messageId` when given: sending
+   * the same id again is the same message. Kinds the network will not render are sent as their
+   * honest fallback, named in `fallback`.
+   */
+  sendMessage(to: string, content: OutgoingContent, options?: Pick<SendOptions, 'messageId'>): Promise<SentMessage>;
+  /** Edits or deletes a message for everyone (the network's protocol message), answered as sent. */
+  change(chat: string, change: MessageChange): Promise<NetworkMessage>;
+  /** Shows the chat that the account is typing, recording, or stopped. */
+  sendChatPresence(chat: string, state: 'composing' | 'recording' | 'paused'): Promise<void>;
   rejectCall(callId: string, from: string): Promise<void>;
   /** Archive, pin, mute, mark unread, delete or clear, as the account's phone would. */
   modifyChat(chat: string, action: ChatAction): Promise<void>;

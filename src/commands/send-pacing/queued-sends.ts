@@ -13,6 +13,7 @@ import { notConnected } from '../../sessions/network-call.js';
 import type { NetworkConnection } from '../../sessions/port.js';
 import type { SessionRecorder } from '../../sessions/session-recorder.js';
 import type { SendPacer } from './pacer.js';
+import { sendNow } from '../sending/send-now.js';
 
 export interface QueuedSendsOptions {
   docs: DocumentStore;
@@ -139,10 +140,7 @@ export class QueuedSends {
 
   private async sendOn(connection: NetworkConnection, queued: QueuedSendDoc): Promise<NetworkMessage> {
     const { content, to, message_id: messageId } = queued.send;
-    if (content.kind === 'text') return connection.sendText(to, content.text, { messageId, ...(content.reply_to ? { replyTo: content.reply_to } : {}) });
-    if (content.kind !== 'buttons') throw new Error(`queued ${content.kind} sends are not supported yet`);
-    const buttons = { buttons: content.buttons, ...(content.text === undefined ? {} : { text: content.text }), ...(content.footer === undefined ? {} : { footer: content.footer }) };
-    return (await connection.sendButtons(to, buttons, { messageId })).message;
+    return (await sendNow(connection, to, content, messageId)).message;
   }
 
   private async recorded(instanceId: string, messageId: string): Promise<boolean> {

@@ -3,6 +3,10 @@ import type { ILogger } from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import { LRUCache } from 'lru-cache';
 import type { NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import { NotConnectedError, type NetworkClose, type NumberCheck, type OutgoingMedia, type ButtonsContent, type ChatAction, type ConnectionHandlers, type NetworkConnection, type ProfileSnapshot, type SendOptions } from '../port.js';
+import type { MediaUpload, MessageAuthor, SentMessage, UploadedMedia } from '../port.js';
+import type { MessageChange, OutgoingContent } from '../../domain/session/outgoing.js';
+import { sendOutgoing, uploadMedia } from './baileys-sending.js';
+import { changeContent } from './outgoing-content.js';
 import type { BaileysAuthState } from './auth-state.js';
 import { BaileysAccountOperations } from './account-operations.js';
 import { OwnEchoes } from './own-echoes.js';
@@ -434,9 +438,40 @@ export class BaileysConnection implements NetworkConnection {
     return { message, fallback: BUTTONS_FALLBACK };
   }
 
-  async react(chat: string, messageId: string, reaction: string, fromMe = false): Promise<NetworkMessage> {
+  async react(chat: string, messageId: string, reaction: string, author: MessageAuthor = { from_me: false }): Promise<NetworkMessage> {
     const jid = toJid(chat);
-    return this.send(jid, { react: { text: reaction, key: { remoteJid: jid, id: messageId, fromMe } } });
+    // The key names the reacted message: ours, or in a group its author (without it the network cannot tell which).
+    const key = { remoteJid: jid, id: messageId, fromMe: author.from_me, ...(author.participant ? { participant: toJid(author.participant) } : {}) };
+    return this.send(jid, { react: { text: reaction, key } });
+  }
+
+  async uploadMedia(file: MediaUpload): Promise<UploadedMedia> {
+    this.ensureOpen();
+    return this.call(() => uploadMedia(this.deps.sock, file, this.deps.logger));
+  }
+
+  /** Every kind: media already uploaded goes out as is; replies quote from the stored message. */
+  async sendMessage(to: string, content: OutgoingContent, options: Pick<SendOptions, 'messageId'> = {}): Promise<SentMessage> {
+    this.ensureOpen();
+    const jid = await this.call(() => this.deps.numbers.address(toJid(to)));
+    this.watch(jid);
+    const replyTo = content.kind === 'forward' ? undefined : content.reply_to;
+    const mentions = content.kind === 'forward' ? undefined : content.mentions?.map(toJid);
+    const context = { ...(replyTo ? { quote: await this.quoteOf(jid, replyTo) } : {}), ...(mentions?.length ? { mentions } : {}) };
+    const { sent, fallback, pollSecret } = await this.call(() => sendOutgoing(this.deps.sock, jid, content, context, options.messageId));
+    const message = this.sentMessage(sent);
+    if (pollSecret && message.poll) message.poll.message_secret = pollSecret.toString('base64');
+    return fallback ? { message, fallback } : { message };
+  }
+
+  async change(chat: string, change: MessageChange): Promise<NetworkMessage> {
+    const jid = toJid(chat);
+    return this.send(jid, changeContent(jid, change));
+  }
+
+  async sendChatPresence(chat: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
+    this.ensureOpen();
+    await this.call(() => this.deps.sock.sendPresenceUpdate(state, toJid(chat)));
   }
 
   /** Reads go where each message came from (its LID when it came by LID), as Baileys acknowledged it. */

@@ -55,6 +55,8 @@ export type BaileysSocket = Pick<
   | 'sendPresenceUpdate'
   | 'updateMediaMessage'
   | AccountCalls
+  | 'relayMessage'
+  | 'waUploadToServer'
 > & {
   /** Only the buffered-event API: we subscribe with `process` and release buffers on close. */
   ev: Pick<WASocket['ev'], 'process' | 'isBuffering' | 'flush'>;

@@ -2,14 +2,19 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import type { DisconnectReason, NetworkMessage, SessionEvent } from '../../domain/session/events.js';
 import type { SandboxAccountOperations } from './account-operations.js';
 import { modifyChat } from './chat-actions.js';
+import type { MessageChange, OutgoingContent } from '../../domain/session/outgoing.js';
 import {
   NotConnectedError,
   type AuthStateStore,
   type ButtonsContent,
   type ConnectionHandlers,
+  type MediaUpload,
+  type MessageAuthor,
   type NetworkConnection,
   type NumberCheck,
   type OutgoingMedia,
+  type SentMessage,
+  type UploadedMedia,
   type ProfileSnapshot,
   type SendOptions,
 } from '../port.js';
@@ -24,7 +29,11 @@ export interface ConnectionActions {
   sendMedia(conn: SandboxConnection, to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage>;
   markRead(conn: SandboxConnection, chat: string, messageIds: string[]): Promise<void>;
   refreshMedia(conn: SandboxConnection, message: NetworkMessage): Promise<NetworkMessage['media'] | undefined>;
-  react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage>;
+  react(conn: SandboxConnection, chat: string, messageId: string, reaction: string, author?: MessageAuthor): Promise<NetworkMessage>;
+  uploadMedia(conn: SandboxConnection, file: MediaUpload): Promise<UploadedMedia>;
+  send(conn: SandboxConnection, to: string, content: OutgoingContent, messageId?: string): Promise<SentMessage>;
+  change(conn: SandboxConnection, chat: string, change: MessageChange): Promise<NetworkMessage>;
+  sendChatPresence(conn: SandboxConnection, chat: string, state: 'composing' | 'recording' | 'paused'): Promise<void>;
   rejectCall(conn: SandboxConnection, callId: string, from: string): Promise<void>;
   logout(conn: SandboxConnection): Promise<void>;
   end(conn: SandboxConnection): void;
@@ -154,8 +163,24 @@ export class SandboxConnection implements NetworkConnection {
     return this.actions.refreshMedia(this, message);
   }
 
-  react(chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {
-    return this.actions.react(this, chat, messageId, reaction);
+  react(chat: string, messageId: string, reaction: string, author?: MessageAuthor): Promise<NetworkMessage> {
+    return this.actions.react(this, chat, messageId, reaction, author);
+  }
+
+  uploadMedia(file: MediaUpload): Promise<UploadedMedia> {
+    return this.actions.uploadMedia(this, file);
+  }
+
+  sendMessage(to: string, content: OutgoingContent, options?: SendOptions): Promise<SentMessage> {
+    return this.actions.send(this, to, content, options?.messageId);
+  }
+
+  change(chat: string, change: MessageChange): Promise<NetworkMessage> {
+    return this.actions.change(this, chat, change);
+  }
+
+  sendChatPresence(chat: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
+    return this.actions.sendChatPresence(this, chat, state);
   }
 
   /** The action itself changes nothing on the sandbox (see chat-actions.ts). */

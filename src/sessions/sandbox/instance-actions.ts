@@ -1,6 +1,19 @@
 import { invalidInput, notFound } from '../../domain/errors.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
-import { NotConnectedError, type NumberCheck, type ButtonsContent, type OutgoingMedia, type ProfileSnapshot, type SendOptions } from '../port.js';
+import type { MessageChange, OutgoingContent } from '../../domain/session/outgoing.js';
+import {
+  NotConnectedError,
+  type NumberCheck,
+  type ButtonsContent,
+  type MediaUpload,
+  type MessageAuthor,
+  type OutgoingMedia,
+  type ProfileSnapshot,
+  type SendOptions,
+  type SentMessage,
+  type UploadedMedia,
+} from '../port.js';
+import type { InstanceSending } from './instance-sending.js';
 import type { MediaStore } from './media-store.js';
 import { parseAddress } from './addresses.js';
 import type { ConnectionActions, SandboxConnection } from './connection.js';
@@ -31,7 +44,24 @@ export class InstanceActions implements ConnectionActions {
     private readonly calls: Calls,
     private readonly numbers: Numbers,
     private readonly media: MediaStore,
+    private readonly sending: InstanceSending,
   ) {}
+
+  uploadMedia(conn: SandboxConnection, file: MediaUpload): Promise<UploadedMedia> {
+    return this.sending.uploadMedia(conn, file);
+  }
+
+  send(conn: SandboxConnection, to: string, content: OutgoingContent, messageId?: string): Promise<SentMessage> {
+    return this.sending.send(conn, to, content, messageId);
+  }
+
+  change(conn: SandboxConnection, chat: string, change: MessageChange): Promise<NetworkMessage> {
+    return this.sending.change(conn, chat, change);
+  }
+
+  sendChatPresence(conn: SandboxConnection, chat: string, state: 'composing' | 'recording' | 'paused'): Promise<void> {
+    return this.sending.chatPresence(conn, chat, state);
+  }
 
   async sendMedia(conn: SandboxConnection, to: string, media: OutgoingMedia, options?: SendOptions): Promise<NetworkMessage> {
     const me = await this.me(conn);
@@ -90,14 +120,8 @@ export class InstanceActions implements ConnectionActions {
     return networkMessage(message, me._id);
   }
 
-  async react(conn: SandboxConnection, chat: string, messageId: string, reaction: string): Promise<NetworkMessage> {
-    const me = await this.me(conn);
-    const address = parseAddress('phone', chat);
-    const target = await this.conversations.known(me._id, messageId);
-    if (!target || chatOf(target, me._id) !== address.jid) throw notFound(`message ${messageId} not found in ${address.jid}`);
-    const route = await this.messaging.route(me, address, 'phone');
-    const message = await this.messaging.send(me, route, { type: 'reaction', reaction: { message_id: messageId, text: reaction } }, 'instance');
-    return networkMessage(message, me._id);
+  react(conn: SandboxConnection, chat: string, messageId: string, reaction: string, author?: MessageAuthor): Promise<NetworkMessage> {
+    return this.sending.react(conn, chat, messageId, reaction, author);
   }
 
   /**

@@ -1,6 +1,8 @@
 import { DomainError, invalidInput } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
-import { encryptMedia } from '../../infra/crypto/whatsapp-media.js';
+import { createReadStream } from 'node:fs';
+import { decryptMedia, encryptMedia, MediaEncryptor } from '../../infra/crypto/whatsapp-media.js';
+import type { MediaUpload } from '../port.js';
 import type { IdGenerator } from '../../infra/ids.js';
 import type { MediaInput } from './schemas.js';
 import { DURABLE, type MediaChunkDoc, type SandboxState, type StoredMedia } from './state.js';
@@ -54,6 +56,79 @@ export class MediaStore {
     if (input.caption !== undefined) media.caption = input.caption;
     if (input.file_name !== undefined) media.file_name = input.file_name;
     return media;
+  }
+
+  /**
+   * An instance's upload: the file is read, encrypted and stored a chunk at a time, so a large video
+   * is never held whole; the blob exists (is served) once its last chunk is written.
+   */
+  async uploadFile(accountId: string, file: MediaUpload): Promise<StoredMedia> {
+    if (!MIMETYPE.test(file.mimetype)) throw invalidInput('media.mimetype', 'must be a MIME type such as image/jpeg');
+    if (file.length > MAX_MEDIA_BYTES) throw new DomainError('payload_too_large', `media larger than ${MAX_MEDIA_BYTES} bytes`);
+    const mediaKey = this.ids.bytes(32);
+    const encryptor = new MediaEncryptor(file.kind === 'sticker' ? 'image' : file.kind, mediaKey);
+    const blobId = this.ids.alphanumeric(32);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let index = 0;
+    let stored = 0;
+    const flush = async (all: boolean) => {
+      while (pendingBytes >= CHUNK_BYTES || (all && pendingBytes > 0)) {
+        const joined = Buffer.concat(pending);
+        const piece = joined.subarray(0, CHUNK_BYTES);
+        const rest = joined.subarray(piece.length);
+        pending = rest.length > 0 ? [rest] : [];
+        pendingBytes = rest.length;
+        const doc: MediaChunkDoc = { _id: `${blobId}:${index}`, blob: blobId, index, data: piece.toString('base64') };
+        await this.state.mediaChunks.insertOne(doc);
+        index += 1;
+        stored += piece.length;
+      }
+    };
+    for await (const chunk of createReadStream(file.path, { highWaterMark: 1024 * 1024 })) {
+      const out = encryptor.update(chunk as Buffer);
+      pending.push(out);
+      pendingBytes += out.length;
+      await flush(false);
+    }
+    const done = encryptor.final();
+    pending.push(done.tail);
+    pendingBytes += done.tail.length;
+    await flush(true);
+    await this.state.media.insertOne(
+      { _id: blobId, account_id: accountId, length: stored, chunks: index, created_at: this.clock.now().toISOString() },
+      DURABLE,
+    );
+    const path = mediaPath(blobId);
+    const media: StoredMedia = {
+      kind: file.kind,
+      url: `${this.publicUrl.replace(/\/+$/, '')}${path}`,
+      direct_path: path,
+      media_key: mediaKey.toString('base64'),
+      file_sha256: done.fileSha256.toString('base64'),
+      file_enc_sha256: done.fileEncSha256.toString('base64'),
+      file_length: done.fileLength,
+      mimetype: file.mimetype,
+    };
+    if (file.file_name !== undefined) media.file_name = file.file_name;
+    if (file.ptt !== undefined) media.ptt = file.ptt;
+    if (file.seconds !== undefined) media.seconds = file.seconds;
+    if (file.waveform !== undefined) media.waveform = Buffer.from(file.waveform).toString('base64');
+    if (file.width !== undefined) media.width = file.width;
+    if (file.height !== undefined) media.height = file.height;
+    if (file.gif) media.gif = true;
+    if (file.thumbnail !== undefined) media.thumbnail = Buffer.from(file.thumbnail).toString('base64');
+    return media;
+  }
+
+  /** What a phone that received `media` decrypts (null when the host no longer has it). */
+  async decrypted(media: StoredMedia): Promise<Buffer | null> {
+    const blobId = blobIdOfPath(media.direct_path ?? media.url);
+    const enc = blobId ? await this.get(blobId) : null;
+    if (!enc) return null;
+    return decryptMedia(media.kind === 'sticker' ? 'image' : media.kind, enc, Buffer.from(media.media_key, 'base64'), {
+      fileSha256: Buffer.from(media.file_sha256, 'base64'),
+    });
   }
 
   /** The encrypted bytes, or null for an unknown or expired blob. */

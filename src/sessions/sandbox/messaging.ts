@@ -28,7 +28,10 @@ export interface Route {
   replyTo?: string;
 }
 
-export type Content = Pick<MessageDoc, 'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'lid_only'>;
+export type Content = Pick<
+  MessageDoc,
+  'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'lid_only' | 'poll_vote' | 'list' | 'mentions' | 'view_once' | 'forwarded'
+>;
 
 /** Who sends: the phone itself (its linked instance sees MessageSent from the device), or an instance. */
 export type Origin = 'phone' | 'instance';

@@ -15,6 +15,7 @@ import { GroupAdmin } from './group-admin.js';
 import { SandboxFarEnd } from './far-end.js';
 import { Pictures } from './pictures.js';
 import { InstanceActions } from './instance-actions.js';
+import { InstanceSending } from './instance-sending.js';
 import { blobIdOf, MediaStore } from './media-store.js';
 import { Messaging, type Content, type Route } from './messaging.js';
 import { StatusPosts } from './status-posts.js';
@@ -40,7 +41,7 @@ import {
 } from './schemas.js';
 import { Signals } from './signals.js';
 import { SandboxState, type MessageDoc } from './state.js';
-import { inboxEntry } from './views.js';
+import { changesOf, inboxEntry } from './views.js';
 
 export interface SandboxOptions {
   docs: DocumentStore;
@@ -91,7 +92,9 @@ export class SandboxNetwork implements MessagingNetwork {
     this.pairing = new Pairing(this.state, this.phones, this.groups, this.conversations, this.registry, ids, clock);
     this.calls = new Calls(this.state, this.phones, this.registry, ids, clock);
     this.statusPosts = new StatusPosts(this.phones, this.registry, ids, clock);
-    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, new Numbers(this.phones), this.media);
+    const numbers = new Numbers(this.phones);
+    const sending = new InstanceSending(this.state, this.phones, this.groups, this.conversations, this.messaging, numbers, this.media, this.registry, ids, clock);
+    this.actions = new InstanceActions(this.phones, this.conversations, this.messaging, this.signals, this.pairing, this.registry, this.calls, numbers, this.media, sending);
     const pictures = (this.pictures = new Pictures(this.state, ids, clock, options.publicUrl));
     this.groupAdmin = new GroupAdmin(this.state, this.phones, this.groups, new Numbers(this.phones), pictures, this.registry, ids, clock);
     this.accountAdmin = new AccountAdmin(this.state, this.phones, new Numbers(this.phones), pictures, this.media, this.registry, ids, clock);
@@ -187,7 +190,9 @@ export class SandboxNetwork implements MessagingNetwork {
   async inbox(accountId: string, phone: string): Promise<{ messages: InboxEntry[] }> {
     const doc = await this.phone(accountId, phone);
     const messages = await this.conversations.inbox(doc._id);
-    return { messages: messages.map((m) => inboxEntry(m, doc._id)) };
+    // Edits and deletions change the messages they name; they are not items of their own.
+    const changes = changesOf(messages);
+    return { messages: messages.filter((m) => m.type !== 'edit' && m.type !== 'revoke').map((m) => inboxEntry(m, doc._id, changes)) };
   }
 
   async receipts(accountId: string, phone: string, input: ReceiptsInput): Promise<void> {

@@ -40,6 +40,9 @@ export const CreatePhoneBody = Type.Object(
         description: 'lid: the phone appears to instances by its LID, as privacy-addressed users do (default pn)',
       }),
     ),
+    restricted: Type.Optional(
+      Type.Boolean({ description: "the network accepts instances' sends to this phone, then refuses them: the sender sees ReadReceipt Failed with Error.code 463" }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -156,6 +159,21 @@ export const PhoneParams = Type.Object({ phone: Phone });
 export const PhoneMessageParams = Type.Object({ phone: Phone, message_id: MessageId });
 export const StatusBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 700 }) }, { additionalProperties: false });
 export type StatusInput = Static<typeof StatusBody>;
+export const VoteBody = Type.Object(
+  { options: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 12, description: 'the option names chosen; [] withdraws the vote' }) },
+  { additionalProperties: false },
+);
+export type VoteInput = Static<typeof VoteBody>;
+export const ChatPresenceAnswer = Type.Object({
+  presences: Type.Array(
+    Type.Object({
+      chat: Type.String({ description: 'the chat that showed it: the sender, or the group' }),
+      from: Type.String({ description: 'who was typing' }),
+      state: Type.Union([Type.Literal('composing'), Type.Literal('recording'), Type.Literal('paused')]),
+      at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
 export const EditBody = Type.Object({ text: Type.String({ minLength: 1, maxLength: 65536 }) }, { additionalProperties: false });
 export type EditInput = Static<typeof EditBody>;
 export const GroupParams = Type.Object({ jid: Jid });
@@ -166,29 +184,56 @@ export const MessageIdAnswer = Type.Object({ message_id: Type.String() });
 export const GroupAnswer = Type.Object({ jid: Type.String() });
 export const Done = Type.Object({});
 
-export const SANDBOX_MESSAGE_TYPES = ['text', 'media', 'buttons', 'reaction', 'location', 'contact', 'poll', 'edit', 'revoke'] as const;
+export const SANDBOX_MESSAGE_TYPES = ['text', 'media', 'buttons', 'reaction', 'location', 'contact', 'poll', 'edit', 'revoke', 'list', 'poll_vote'] as const;
 
+/** What an inbox item's `type` says: the kind the phone shows (media by its kind). */
+export const INBOX_TYPES = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contact', 'poll', 'list', 'buttons', 'reaction', 'poll_vote'] as const;
+
+const Opt = Type.Optional;
 export const InboxEntry = Type.Object({
   message_id: Type.String(),
   from: Type.String({ description: 'jid of the sender' }),
   chat: Type.String({ description: "the sender's jid, or the group jid" }),
-  type: Type.Union(SANDBOX_MESSAGE_TYPES.map((t) => Type.Literal(t))),
-  text: Type.Optional(Type.String()),
-  reply_to: Type.Optional(Type.String()),
-  media: Type.Optional(
+  type: Type.Union(INBOX_TYPES.map((t) => Type.Literal(t))),
+  text: Opt(Type.String()),
+  caption: Opt(Type.String()),
+  reply_to: Opt(Type.String({ description: 'the quoted message' })),
+  mentions: Opt(Type.Array(Type.String(), { description: 'jids mentioned' })),
+  media: Opt(
     Type.Object({
       kind: Type.String(),
       mimetype: Type.String(),
       url: Type.String(),
       file_length: Type.Integer(),
-      file_name: Type.Optional(Type.String()),
-      caption: Type.Optional(Type.String()),
+      file_name: Opt(Type.String()),
+      caption: Opt(Type.String()),
+      seconds: Opt(Type.Integer()),
+      voice: Opt(Type.Boolean({ description: 'a voice note (push-to-talk)' })),
+      waveform: Opt(Type.Boolean({ description: 'the voice note carries a waveform' })),
+      gif: Opt(Type.Boolean()),
+      sha256: Type.String({ description: 'SHA-256 of the decrypted bytes, hex (GET .../inbox/{message_id}/media answers them)' }),
     }),
   ),
-  buttons: Type.Optional(
-    Type.Object({ footer: Type.Optional(Type.String()), items: Type.Array(Type.Object({ id: Type.String(), text: Type.String() })) }),
+  location: Opt(Type.Object({ latitude: Type.Number(), longitude: Type.Number(), name: Opt(Type.String()), address: Opt(Type.String()) })),
+  contacts: Opt(Type.Array(Type.Object({ display_name: Type.String(), vcard: Type.String() }), { description: 'the vCards' })),
+  poll: Opt(Type.Object({ name: Type.String(), options: Type.Array(Type.String()), selectable_count: Type.Integer() })),
+  list: Opt(
+    Type.Object({
+      button_text: Type.String(),
+      title: Opt(Type.String()),
+      footer: Opt(Type.String()),
+      sections: Type.Array(
+        Type.Object({ title: Type.String(), rows: Type.Array(Type.Object({ id: Type.String(), title: Type.String(), description: Opt(Type.String()) })) }),
+      ),
+    }),
   ),
-  reaction: Type.Optional(Type.Object({ message_id: Type.String(), text: Type.String() })),
+  buttons: Opt(Type.Object({ footer: Opt(Type.String()), items: Type.Array(Type.Object({ id: Type.String(), text: Type.String() })) })),
+  reaction: Opt(Type.Object({ message_id: Type.String(), text: Type.String() })),
+  view_once: Opt(Type.Boolean()),
+  forwarded: Opt(Type.Boolean()),
+  edited_text: Opt(Type.String({ description: 'the text (or caption) after the latest edit for everyone' })),
+  revoked: Type.Boolean({ description: 'deleted for everyone' }),
+  status_from: Opt(Type.String({ description: 'status posts: who posted it' })),
   timestamp: Type.String({ format: 'date-time' }),
 });
 export type InboxEntry = Static<typeof InboxEntry>;

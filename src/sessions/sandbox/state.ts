@@ -18,7 +18,19 @@ export const COLLECTIONS = {
   calls: 'sandbox_calls',
   statuses: 'sandbox_statuses',
   pictures: 'sandbox_pictures',
+  chatPresence: 'sandbox_chat_presence',
 } as const;
+
+/** The last typing state a chat showed a phone (instances' chat presence, as the phone sees it). */
+export interface ChatPresenceDoc extends Document {
+  /** `<phone>:<chat>`. */
+  _id: string;
+  phone: string;
+  chat: string;
+  from: string;
+  state: 'composing' | 'recording' | 'paused';
+  at: string;
+}
 
 export interface PhoneDoc extends Document {
   /** The phone digits: unique across the sandbox, because jids are global. */
@@ -42,6 +54,8 @@ export interface PhoneDoc extends Document {
   /** Business accounts: their labels, and which chats carry which. */
   labels?: { id: string; name: string; color: number }[];
   chat_labels?: { chat: string; label_id: string }[];
+  /** The network takes instances' sends to this phone, then refuses them (error 463). */
+  restricted?: boolean;
 }
 
 export type StoredMedia = SessionEventData<'MessageReceived'>['message']['media'] & object;
@@ -63,7 +77,13 @@ export interface MessageDoc extends Document {
   text?: string;
   location?: { latitude: number; longitude: number; name?: string };
   contacts?: { display_name: string; vcard: string }[];
-  poll?: { name: string; options: string[]; selectable_count: number };
+  poll?: { name: string; options: string[]; selectable_count: number; message_secret?: string };
+  /** A vote on a poll (type poll_vote): encrypted with the poll's secret, as the network carries it. */
+  poll_vote?: { poll_message_id: string; creator_jid: string; voter_jid: string; enc_payload: string; enc_iv: string };
+  list?: NonNullable<SessionEventData<'MessageSent'>['message']['list']>;
+  mentions?: string[];
+  view_once?: boolean;
+  forwarded?: boolean;
   /** An edit (new `text`) or a deletion for everyone of one of the sender's messages. */
   edit?: { message_id: string };
   revoke?: { message_id: string };
@@ -179,6 +199,7 @@ export class SandboxState {
   readonly calls: Collection<CallDoc>;
   readonly statuses: Collection<StatusDoc>;
   readonly pictures: Collection<PictureDoc>;
+  readonly chatPresence: Collection<ChatPresenceDoc>;
   private setup: Promise<void> | undefined;
   private seq: Promise<number> | undefined;
 
@@ -192,6 +213,7 @@ export class SandboxState {
     this.calls = docs.collection(COLLECTIONS.calls);
     this.statuses = docs.collection(COLLECTIONS.statuses);
     this.pictures = docs.collection(COLLECTIONS.pictures);
+    this.chatPresence = docs.collection(COLLECTIONS.chatPresence);
   }
 
   /** Creates the indexes once per process (createIndex is idempotent). */
@@ -209,6 +231,8 @@ export class SandboxState {
       await this.calls.createIndex({ name: 'to', keys: { to: 1, offered_at: 1 } });
       await this.statuses.createIndex({ name: 'recipients', keys: { recipients: 1, posted_at: -1 } });
       await this.groups.createIndex({ name: 'invite', keys: { invite_code: 1 } });
+      await this.phones.createIndex({ name: 'lid', keys: { lid: 1 } });
+      await this.chatPresence.createIndex({ name: 'phone', keys: { phone: 1, chat: 1 } });
     })();
     return this.setup;
   }

@@ -46,6 +46,11 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
   if (message.poll !== undefined) out.poll = message.poll;
   if (message.edit !== undefined) out.edit = message.edit;
   if (message.revoke !== undefined) out.revoke = { ...message.revoke, from_me: message.from === viewer };
+  if (message.poll_vote !== undefined) out.poll_vote = { ...message.poll_vote };
+  if (message.list !== undefined) out.list = message.list;
+  if (message.mentions !== undefined) out.mentions = message.mentions;
+  if (message.view_once) out.view_once = true;
+  if (message.forwarded) out.forwarded = true;
   if (sender && message.from !== viewer) {
     out.sender_pn = out.sender;
     out.sender_lid = sender.lid;
@@ -64,24 +69,60 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
   return out;
 }
 
-export function inboxEntry(message: MessageDoc, viewer: string): InboxEntry {
+/** Edits and deletions for everyone, as the phone applies them to the messages they change. */
+export interface Changes {
+  edited: Map<string, string>;
+  revoked: Set<string>;
+}
+
+/** The changes among a phone's messages (the latest edit of each message wins: they come in order). */
+export function changesOf(messages: MessageDoc[]): Changes {
+  const edited = new Map<string, string>();
+  const revoked = new Set<string>();
+  for (const m of messages) {
+    if (m.type === 'edit' && m.edit) edited.set(m.edit.message_id, m.text ?? '');
+    if (m.type === 'revoke' && m.revoke) revoked.add(m.revoke.message_id);
+  }
+  return { edited, revoked };
+}
+
+/** A received message as the phone shows it: media by its kind, changes applied (SANDBOX.md, "What phones see"). */
+export function inboxEntry(message: MessageDoc, viewer: string, changes: Changes = { edited: new Map(), revoked: new Set() }): InboxEntry {
+  const type = message.type === 'media' && message.media ? message.media.kind : message.type;
   const out: InboxEntry = {
     message_id: message._id,
     from: userJid(message.from),
     chat: chatOf(message, viewer),
-    type: message.type,
+    type: type as InboxEntry['type'],
+    revoked: changes.revoked.has(message._id),
     timestamp: message.sent_at,
   };
   if (message.text !== undefined) out.text = message.text;
   if (message.reply_to !== undefined) out.reply_to = message.reply_to;
+  if (message.mentions !== undefined) out.mentions = message.mentions;
   if (message.media !== undefined) {
     const m = message.media;
-    out.media = { kind: m.kind, mimetype: m.mimetype, url: m.url, file_length: m.file_length };
+    out.media = { kind: m.kind, mimetype: m.mimetype, url: m.url, file_length: m.file_length, sha256: Buffer.from(m.file_sha256, 'base64').toString('hex') };
     if (m.file_name !== undefined) out.media.file_name = m.file_name;
-    if (m.caption !== undefined) out.media.caption = m.caption;
+    if (m.caption !== undefined) {
+      out.media.caption = m.caption;
+      out.caption = m.caption;
+    }
+    if (m.seconds !== undefined) out.media.seconds = m.seconds;
+    if (m.kind === 'audio') out.media.voice = m.ptt === true;
+    if (m.waveform !== undefined) out.media.waveform = Buffer.from(m.waveform, 'base64').length > 0;
+    if (m.gif) out.media.gif = true;
   }
+  if (message.location !== undefined) out.location = message.location;
+  if (message.contacts !== undefined) out.contacts = message.contacts;
+  if (message.poll !== undefined) out.poll = { name: message.poll.name, options: message.poll.options, selectable_count: message.poll.selectable_count };
+  if (message.list !== undefined) out.list = message.list;
   if (message.buttons !== undefined) out.buttons = message.buttons;
   if (message.reaction !== undefined) out.reaction = message.reaction;
+  if (message.view_once) out.view_once = true;
+  if (message.forwarded) out.forwarded = true;
+  const edited = changes.edited.get(message._id);
+  if (edited !== undefined) out.edited_text = edited;
   return out;
 }
 

@@ -140,6 +140,12 @@ class FakeSocket implements BaileysSocket {
     this.log.push(`${this.name}.presence ${type}`);
   };
   readonly rejectCall = async (): Promise<void> => undefined;
+  readonly relayed: { jid: string; message: WAMessage['message'] }[] = [];
+  readonly relayMessage = async (jid: string, message: NonNullable<WAMessage['message']>, options: { messageId?: string | null }): Promise<string> => {
+    this.relayed.push({ jid, message });
+    return options.messageId ?? 'RELAYED';
+  };
+  readonly waUploadToServer: BaileysSocket['waUploadToServer'] = async () => ({ mediaUrl: 'https://mmg.whatsapp.net/v/t62/up.enc', directPath: '/v/t62/up.enc' });
 }
 
 /** Credentials in memory: this test is about the wiring, persistence has its own test. */
