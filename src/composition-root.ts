@@ -89,6 +89,18 @@ import { RealtimeHub } from './realtime/hub.js';
 import { SendPacer } from './commands/send-pacing/pacer.js';
 import { QueuedSends } from './commands/send-pacing/queued-sends.js';
 import { sendQueueProjection } from './projections/sends/send-queue-projection.js';
+import { scheduledSendsProjection } from './projections/sends/scheduled-sends-projection.js';
+import { ScheduledSends } from './commands/sending/scheduled-sends.js';
+import { SendCommands } from './commands/sending/send-commands.js';
+import { SendGate } from './commands/sending/send-gate.js';
+import { Groups as SendGroups } from './commands/sending/recipients.js';
+import { sendingRoutes } from './api/routes/sending.js';
+import { ownMessageRoutes } from './api/routes/own-messages.js';
+import { ownMessagesProjection } from './projections/own-messages/own-messages-projection.js';
+import { OwnMessageQueries } from './projections/own-messages/own-message-queries.js';
+import { Ffmpeg } from './media/outgoing/ffmpeg.js';
+import { MediaInputs } from './media/outgoing/media-input.js';
+import { MediaPreparer } from './media/outgoing/prepare-media.js';
 import { Metrics } from './infra/metrics/metrics.js';
 import { MeteredEventStore } from './infra/metrics/metered-event-store.js';
 import { serveMetrics } from './infra/metrics/metrics-server.js';
@@ -172,6 +184,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
   let pokeSends = () => undefined as void;
   const sendQueue = sendQueueProjection(() => pokeSends());
+  let pokeScheduled = () => undefined as void;
+  const scheduledSendsModel = scheduledSendsProjection(() => pokeScheduled());
   const outcomes = new DeliveryOutcomeRecorder(backends.events, ids, clock, logger);
   // Many nodes share the backends only when both are shared: then sessions and projections go by
   // lease (issue 15). Leases keep real time whatever clock the gateway is given.
@@ -198,6 +212,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     bridgeOutbox,
     sendQueue,
     messageIndexProjection,
+    scheduledSendsModel,
+    ownMessagesProjection(),
     ...webhooks.projections,
     ...auditProjections(),
   ];
@@ -311,6 +327,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     { perMinute: config.SEND_RATE_PER_MIN ?? (choice.network.kind === 'baileys' ? 20 : null), jitterMs: config.SEND_JITTER_MS },
     () => clock.now().getTime(),
   );
+  const sendGate = new SendGate();
   const queuedSends = new QueuedSends({
     docs: backends.docs,
     events: backends.events,
@@ -320,10 +337,43 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clock,
     logger: logger.child({ module: 'sends' }),
     claims: workClaims?.claims ?? singleNodeClaims,
+    gate: sendGate,
   });
   pokeSends = () => queuedSends.poke();
+  const scheduledSends = new ScheduledSends({
+    docs: backends.docs,
+    events: backends.events,
+    recorder,
+    liveConnection: (id) => manager.liveConnection(id),
+    ...(pacer.paced ? { pacer } : {}),
+    onQueued: () => queuedSends.poke(),
+    gate: sendGate,
+    clock,
+    logger: logger.child({ module: 'sends' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
+  });
+  pokeScheduled = () => scheduledSends.poke();
+  // Voice notes need ffmpeg; without it the gateway runs, and says so, and refuses what needs converting.
+  const ffmpeg = await Ffmpeg.find();
+  if (!ffmpeg.available) logger.warn('ffmpeg not found: voice notes that are not OGG/Opus will be refused with 400 (install ffmpeg to convert them)');
+  const mediaInputs = new MediaInputs({ maxBytes: config.MEDIA_MAX_BYTES, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const findMessage = (instanceId: string, messageId: string) => storedMessages.find(instanceId, messageId);
+  const sendCommands = new SendCommands({
+    manager,
+    recorder,
+    clock,
+    ids,
+    docs: backends.docs,
+    media: new MediaPreparer(mediaInputs, ffmpeg),
+    groups: new SendGroups(backends.docs),
+    gate: sendGate,
+    findMessage,
+    ...(pacer.paced ? { pacer } : {}),
+    onScheduled: () => scheduledSends.poke(),
+  });
   // Before the listener: a send arriving at boot queues behind those queued before the restart.
   await queuedSends.start();
+  scheduledSends.start();
   const helpdeskClient = new ChatwootClient({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const helpdeskCommands = new HelpdeskCommands(handler, rw, ids, box, new CallbackPaths(serverKey), helpdeskClient, { publicUrl: config.PUBLIC_URL });
   const helpdeskQueries = new HelpdeskQueries(backends.docs);
@@ -351,7 +401,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...realtimeRoutes(),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({ groups: groupQueries, chats: chatQueries, sessions, accounts: accountQueries, invites: groupInvites, clock }),
-    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids })),
+    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids }), sendCommands),
+    ...sendingRoutes(sendCommands, { mediaMaxBytes: config.MEDIA_MAX_BYTES }),
+    ...ownMessageRoutes(new OwnMessageQueries(backends.docs)),
     ...contactRoutes(manager),
     // After group/list and contacts/check, which their /{jid} routes would otherwise take.
     ...groupRoutes({ commands: new GroupCommands(manager, groupQueries, groupInvites, rw), groups: groupQueries, sessions, invites: groupInvites }),
@@ -442,13 +494,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await cancellations.stop();
       await bridge.stop();
       await queuedSends.stop();
+      await scheduledSends.stop();
       ownership?.closeForShutdown();
       await manager.shutdown();
       await ownership?.stop();
       await webhooks.stop();
       await outcomes.flush();
       await rebuilds.close();
-      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close()]);
+      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');

@@ -7,6 +7,7 @@ import { evolveSessionStatus, initialSessionStatus } from '../domain/session/ses
 import type { Clock } from '../infra/clock.js';
 import type { SessionStatusDoc } from '../projections/sessions/sessions-projection.js';
 import { PairingWaiters } from './pairing-waiters.js';
+import { openPollVotes } from './poll-votes.js';
 import type { LiveSession } from './policies/live-session.js';
 import type { AuthStateStore, MessagingNetwork, NetworkClose, NetworkConnection } from './port.js';
 import { decideReconnect, type BackoffSettings } from './reconnect-policy.js';
@@ -240,8 +241,11 @@ export class SessionLifecycle {
   private async onEvents(slot: Slot, generation: number, reported: SessionEvent[]): Promise<void> {
     // A socket we ended (restart, logout, stop) may still flush; its news no longer describes us.
     if (generation !== slot.generation) return;
-    const events = this.o.receiveStatus ? reported : withoutBroadcasts(reported);
-    if (events.length === 0) return;
+    const kept = this.o.receiveStatus ? reported : withoutBroadcasts(reported);
+    if (kept.length === 0) return;
+    const storedMessage = this.o.storedMessage;
+    const self = [slot.status.jid].filter((j): j is string => typeof j === 'string' && j !== '');
+    const events = storedMessage ? await openPollVotes(kept, (id) => storedMessage(slot.instanceId, id), self) : kept;
     for (const event of events) {
       if (event.type === 'SessionConnected') {
         slot.open = true;

@@ -1,33 +1,17 @@
 import type { MessagingCommands } from '../../commands/messaging.js';
+import type { SendCommands } from '../../commands/sending/send-commands.js';
+import { SendAnswer } from '../schemas/sending.js';
 import { commandContext } from '../deps.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
-import { ButtonsAnswer, EmptyAnswer, MarkReadBody, MessageIdAnswer, ReactBody, SendButtonsBody, SendTextBody } from '../schemas/messaging.js';
+import { EmptyAnswer, MarkReadBody, MessageIdAnswer, ReactBody, SendButtonsBody } from '../schemas/messaging.js';
 
 const TAG = 'Messaging';
 const NOT_CONNECTED = [409, 502];
 
-export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
+export function messagingRoutes(messaging: MessagingCommands, sending: SendCommands): AnyRoute[] {
   return [
-    defineRoute({
-      method: 'post',
-      path: '/instances/{id}/chat/send/text',
-      idempotent: true,
-      tag: TAG,
-      summary: 'Send a text message (409 not_connected when the session is down)',
-      auth: 'instance',
-      liveSession: true,
-      paidOnly: true,
-      params: InstanceIdParams,
-      body: SendTextBody,
-      response: { description: 'sent', schema: MessageIdAnswer },
-      errors: NOT_CONNECTED,
-      handler: async ({ instance, body, principal, requestId }) => {
-        const { messageId, queued } = await messaging.sendText(instance, body.phone, body.message, body.reply_to, commandContext(principal, requestId, instance._id));
-        return { body: envelope(queued ? { message_id: messageId, status: 'queued' as const } : { message_id: messageId }) };
-      },
-    }),
     defineRoute({
       method: 'post',
       path: '/instances/{id}/chat/send/buttons',
@@ -39,15 +23,14 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       paidOnly: true,
       params: InstanceIdParams,
       body: SendButtonsBody,
-      response: { description: 'request accepted', schema: ButtonsAnswer },
-      errors: NOT_CONNECTED,
+      response: { description: 'sent, queued or scheduled', schema: SendAnswer },
+      errors: [400, 404, ...NOT_CONNECTED],
       handler: async ({ instance, body, principal, requestId }) => {
-        const content = { buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
-        const { messageId, fallback, queued } = await messaging.sendButtons(instance, body.phone, content, commandContext(principal, requestId, instance._id));
-        if (queued) return { body: envelope({ message_id: messageId, status: 'queued' as const }) };
+        const draft = { kind: 'buttons' as const, buttons: body.buttons, ...(body.message === undefined ? {} : { text: body.message }), ...(body.footer === undefined ? {} : { footer: body.footer }) };
+        const options = { ...(body.reply_to ? { reply_to: body.reply_to } : {}), ...(body.send_at ? { send_at: body.send_at } : {}), ...(body.delay_ms ? { delay_ms: body.delay_ms } : {}) };
+        const a = await sending.send(instance, body.phone, draft, options, commandContext(principal, requestId, instance._id));
         // Never a silent downgrade: the answer says what was sent instead, in body and header.
-        if (!fallback) return { body: envelope({ message_id: messageId }) };
-        return { body: envelope({ message_id: messageId, fallback }), headers: { 'x-fallback': fallback } };
+        return { body: envelope(a), ...(a.fallback ? { headers: { 'x-fallback': a.fallback } } : {}) };
       },
     }),
     defineRoute({
@@ -81,7 +64,7 @@ export function messagingRoutes(messaging: MessagingCommands): AnyRoute[] {
       response: { description: 'reaction sent', schema: MessageIdAnswer },
       errors: NOT_CONNECTED,
       handler: async ({ instance, body, principal, requestId }) => ({
-        body: envelope({ message_id: await messaging.react(instance, body.phone, body.message_id, body.reaction, commandContext(principal, requestId, instance._id)) }),
+        body: envelope(await sending.react(instance, body.phone, body.message_id, body.reaction, commandContext(principal, requestId, instance._id))),
       }),
     }),
   ];

@@ -26,6 +26,8 @@ import {
   ReceiptsBody,
   ScanBody,
   SendBody,
+  VoteBody,
+  ChatPresenceAnswer,
 } from '../../sessions/sandbox/schemas.js';
 
 const TAG = 'Sandbox';
@@ -130,6 +132,43 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       response: { description: 'the id of the revoke', schema: MessageIdAnswer },
       errors: [400, 404],
       handler: async ({ principal, params }) => ({ body: await sandbox.deleteMessage(principal.accountId, params.phone, params.message_id) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/phones/{phone}/inbox/{message_id}/media',
+      tag: TAG,
+      summary: 'The decrypted bytes of a media message the phone received (what the phone would decrypt and show)',
+      auth: 'jwt',
+      params: PhoneMessageParams,
+      response: { description: 'the file, with its mimetype as Content-Type', contentType: 'application/octet-stream' },
+      errors: [404],
+      handler: async ({ principal, params }) => {
+        const { mimetype, bytes } = await sandbox.inboxMedia(principal.accountId, params.phone, params.message_id);
+        return { body: bytes, contentType: mimetype };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/sandbox/phones/{phone}/messages/{message_id}/vote',
+      tag: TAG,
+      summary: "The phone votes on a poll it received ([] withdraws its vote): the poll's sender instance emits Message with the encrypted vote and the decrypted PollVote",
+      auth: 'jwt',
+      params: PhoneMessageParams,
+      body: VoteBody,
+      response: { status: 201, description: 'the vote message', schema: MessageIdAnswer },
+      errors: [400, 404],
+      handler: async ({ principal, params, body }) => ({ status: 201, body: await sandbox.vote(principal.accountId, params.phone, params.message_id, body) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/sandbox/phones/{phone}/chat-presence',
+      tag: TAG,
+      summary: 'The last typing, recording or paused state each chat showed this phone',
+      auth: 'jwt',
+      params: PhoneParams,
+      response: { description: 'presences by chat', schema: ChatPresenceAnswer },
+      errors: [404],
+      handler: async ({ principal, params }) => ({ body: await sandbox.chatPresenceSeen(principal.accountId, params.phone) }),
     }),
     defineRoute({
       method: 'get',

@@ -21,6 +21,9 @@ export const SendButtonsBody = Type.Object(
     ),
     message: Type.Optional(Type.String({ maxLength: 4096 })),
     footer: Type.Optional(Type.String({ maxLength: 1024 })),
+    reply_to: Type.Optional(MessageId),
+    delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 20_000 })),
+    send_at: Type.Optional(Type.String({ format: 'date-time' })),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,7 @@ import type { NetworkConnection } from '../../sessions/port.js';
 import type { SessionRecorder } from '../../sessions/session-recorder.js';
 import type { SendPacer } from './pacer.js';
 import { sendNow } from '../sending/send-now.js';
+import type { SendGate } from '../sending/send-gate.js';
 
 export interface QueuedSendsOptions {
   docs: DocumentStore;
@@ -28,6 +29,8 @@ export interface QueuedSendsOptions {
   horizonMs?: number;
   /** Several nodes share the queue: each send is claimed by the node sending it. Default: this process is the only one. */
   claims?: DocClaims;
+  /** Where a send about to go out meets a cancel of it (DELETE /instances/{id}/messages/{id}). */
+  gate?: SendGate;
 }
 
 const NOT_CONNECTED_RETRY_MS = 5_000;
@@ -108,7 +111,16 @@ export class QueuedSends {
     // Claimed as read: one another node has since sent, or holds, is not sent here.
     const claim = await this.claims.claim(SEND_QUEUE, send._id, { state: 'pending', attempts: send.attempts });
     if (!claim) return;
-    await this.runClaimed(send, claim);
+    const gate = this.o.gate;
+    if (!gate) return this.runClaimed(send, claim);
+    // Canceled meanwhile: nothing goes out.
+    const stillPending = async () => (await this.o.docs.collection<QueuedSendDoc>(SEND_QUEUE).findOne({ _id: send._id }))?.state === 'pending';
+    if (!(await gate.enter(send._id, stillPending))) return claim.release();
+    try {
+      await this.runClaimed(send, claim);
+    } finally {
+      gate.leave(send._id);
+    }
   }
 
   private async runClaimed(send: QueuedSendDoc, claim: Claim): Promise<void> {

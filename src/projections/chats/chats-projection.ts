@@ -158,7 +158,7 @@ function community(instanceId: string, jid: string, communityJid: string, name?:
 
 function fromMessage(instanceId: string, m: NetworkMessage, live: boolean): WriteOp[] {
   // A reaction, an edit or a deletion is not a new message in the chat list's sense.
-  if (m.type === 'reaction' || m.type === 'edit' || m.type === 'revoke') return [];
+  if (m.type === 'reaction' || m.type === 'edit' || m.type === 'revoke' || m.type === 'poll_vote') return [];
   const atMs = m.timestamp_s * 1000;
   // A live message counts as unread; writing from this account reads the chat, as the phone shows it.
   const readState: Update | undefined = !live ? undefined : m.from_me ? { $set: { messages_unread: 0, marked_as_unread: false } } : { $inc: { messages_unread: 1 } };

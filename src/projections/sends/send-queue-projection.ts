@@ -13,7 +13,7 @@ export type QueuedSendDoc = Document & {
   instance_id: string;
   account_id: string;
   pos: number;
-  state: 'pending' | 'sent' | 'abandoned';
+  state: 'pending' | 'sent' | 'abandoned' | 'canceled';
   attempts: number;
   due_ms: number;
   queued_ms: number;

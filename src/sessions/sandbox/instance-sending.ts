@@ -93,8 +93,7 @@ export class InstanceSending {
     const route = await this.messaging.route(me, address, 'phone');
     const fromMe = target.from === me._id;
     if (author && author.from_me !== fromMe) throw invalidInput('message_id', 'the key does not name the author of this message');
-    const key = { message_id: messageId, text: reaction, from_me: fromMe, ...(target.group !== undefined && !fromMe ? { participant: userJid(target.from) } : {}) };
-    const message = await this.messaging.send(me, route, { type: 'reaction', reaction: key }, 'instance');
+    const message = await this.messaging.send(me, route, { type: 'reaction', reaction: { message_id: messageId, text: reaction, author: target.from } }, 'instance');
     return networkMessage(message, me._id);
   }
 

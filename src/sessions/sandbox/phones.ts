@@ -41,6 +41,7 @@ export class Phones {
       addressing: input.addressing ?? 'pn',
     };
     if (input.about !== undefined) doc.about = input.about;
+    if (input.restricted === true) doc.restricted = true;
     if (input.business !== undefined) doc.business = input.business;
     try {
       await this.state.phones.insertOne(doc, DURABLE);

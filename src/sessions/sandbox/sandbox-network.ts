@@ -38,7 +38,10 @@ import {
   type SendInput,
   type StatusInput,
   type EditInput,
+  type VoteInput,
 } from './schemas.js';
+import { encryptPollVote } from '../../infra/crypto/poll-vote.js';
+import { userJid } from './addresses.js';
 import { Signals } from './signals.js';
 import { SandboxState, type MessageDoc } from './state.js';
 import { changesOf, inboxEntry } from './views.js';
@@ -78,9 +81,11 @@ export class SandboxNetwork implements MessagingNetwork {
   private readonly pictures: Pictures;
   /** What phones see of what instances do, and what a phone does to a group by hand (far-end.ts). */
   readonly farEnd: SandboxFarEnd;
+  private readonly ids: IdGenerator;
 
   constructor(options: SandboxOptions) {
     const { docs, clock, ids } = options;
+    this.ids = ids;
     this.latencyMs = Math.max(0, options.latencyMs ?? 0);
     this.state = new SandboxState(docs);
     this.phones = new Phones(this.state, clock, ids);
@@ -150,7 +155,7 @@ export class SandboxNetwork implements MessagingNetwork {
     if (input.media) return { type: 'media', media: await this.media.upload(accountId, input.media) };
     if (input.location) return { type: 'location', location: input.location };
     if (input.contact) return { type: 'contact', contacts: [input.contact] };
-    if (input.poll) return { type: 'poll', poll: input.poll };
+    if (input.poll) return { type: 'poll', poll: { ...input.poll, message_secret: this.ids.bytes(32).toString('base64') } };
     return { type: 'text', text: input.text };
   }
 
@@ -193,6 +198,42 @@ export class SandboxNetwork implements MessagingNetwork {
     // Edits and deletions change the messages they name; they are not items of their own.
     const changes = changesOf(messages);
     return { messages: messages.filter((m) => m.type !== 'edit' && m.type !== 'revoke').map((m) => inboxEntry(m, doc._id, changes)) };
+  }
+
+  /** The decrypted bytes of media the phone received (what the phone would show). */
+  async inboxMedia(accountId: string, phone: string, messageId: string): Promise<{ mimetype: string; bytes: Buffer }> {
+    const doc = await this.phone(accountId, phone);
+    const [message] = await this.conversations.received(doc._id, [messageId]);
+    if (!message?.media) throw notFound(`phone ${phone} received no media message ${messageId}`);
+    const bytes = await this.media.decrypted(message.media);
+    if (!bytes) throw notFound('the media host no longer has this file');
+    return { mimetype: message.media.mimetype, bytes };
+  }
+
+  /** The phone votes on a poll it received: the vote goes to the poll's chat, encrypted with the poll's secret. */
+  async vote(accountId: string, phone: string, messageId: string, input: VoteInput): Promise<{ message_id: string }> {
+    const voter = await this.phone(accountId, phone);
+    const [poll] = await this.conversations.received(voter._id, [messageId]);
+    if (!poll?.poll || poll.type !== 'poll') throw notFound(`phone ${phone} received no poll ${messageId}`);
+    const options = input.options ?? [];
+    if (new Set(options).size !== options.length) throw invalidInput('options', 'names an option twice');
+    const unknown = options.find((o) => !poll.poll?.options.includes(o));
+    if (unknown !== undefined) throw invalidInput('options', `${unknown} is not an option of the poll`);
+    if (poll.poll.selectable_count > 0 && options.length > poll.poll.selectable_count) throw invalidInput('options', `at most ${poll.poll.selectable_count} may be chosen`);
+    if (!poll.poll.message_secret) throw invalidInput('message_id', 'the poll carries no secret to vote with');
+    const binding = { pollMessageId: poll._id, creatorJid: userJid(poll.from), voterJid: voter.jid };
+    const { encPayload, encIv } = encryptPollVote(Buffer.from(poll.poll.message_secret, 'base64'), binding, options);
+    const route = await this.messaging.route(voter, poll.group !== undefined ? { kind: 'group', jid: poll.group } : parseAddress('to', poll.from), 'message_id');
+    const poll_vote = { poll_message_id: poll._id, creator_jid: binding.creatorJid, voter_jid: binding.voterJid, enc_payload: encPayload.toString('base64'), enc_iv: encIv.toString('base64') };
+    const message = await this.messaging.send(voter, route, { type: 'poll_vote', poll_vote }, 'phone');
+    return { message_id: message._id };
+  }
+
+  /** The last typing state each chat showed the phone. */
+  async chatPresenceSeen(accountId: string, phone: string): Promise<{ presences: { chat: string; from: string; state: 'composing' | 'recording' | 'paused'; at: string }[] }> {
+    const doc = await this.phone(accountId, phone);
+    const seen = await this.state.chatPresence.find({ phone: doc._id }, { sort: { chat: 1 } });
+    return { presences: seen.map((p) => ({ chat: p.chat, from: p.from, state: p.state, at: p.at })) };
   }
 
   async receipts(accountId: string, phone: string, input: ReceiptsInput): Promise<void> {

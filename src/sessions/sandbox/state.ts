@@ -91,7 +91,8 @@ export interface MessageDoc extends Document {
   /** Recipients see only the sender's LID: the phone↔LID pair is not shared with this message. */
   lid_only?: boolean;
   media?: StoredMedia;
-  reaction?: { message_id: string; text: string };
+  /** `author`: the phone that wrote the reacted message (each viewer's key is made from it). */
+  reaction?: { message_id: string; text: string; author?: string };
   buttons?: { footer?: string; items: { id: string; text: string }[] };
   timestamp_s: number;
   sent_at: string;

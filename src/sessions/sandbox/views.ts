@@ -39,7 +39,11 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
   if (message.text !== undefined) out.text = message.text;
   if (message.reply_to !== undefined) out.reply_to = message.reply_to;
   if (message.media !== undefined) out.media = message.media;
-  if (message.reaction !== undefined) out.reaction = message.reaction;
+  if (message.reaction !== undefined) {
+    // The key names the reacted message as this viewer knows it: its own, or (groups) by author.
+    const { author, ...reaction } = message.reaction;
+    out.reaction = author === undefined ? reaction : { ...reaction, from_me: author === viewer, ...(message.group !== undefined && author !== viewer ? { participant: userJid(author) } : {}) };
+  }
   if (message.buttons !== undefined) out.buttons = message.buttons;
   if (message.location !== undefined) out.location = message.location;
   if (message.contacts !== undefined) out.contacts = message.contacts;
@@ -118,7 +122,7 @@ export function inboxEntry(message: MessageDoc, viewer: string, changes: Changes
   if (message.poll !== undefined) out.poll = { name: message.poll.name, options: message.poll.options, selectable_count: message.poll.selectable_count };
   if (message.list !== undefined) out.list = message.list;
   if (message.buttons !== undefined) out.buttons = message.buttons;
-  if (message.reaction !== undefined) out.reaction = message.reaction;
+  if (message.reaction !== undefined) out.reaction = { message_id: message.reaction.message_id, text: message.reaction.text };
   if (message.view_once) out.view_once = true;
   if (message.forwarded) out.forwarded = true;
   const edited = changes.edited.get(message._id);

@@ -22,7 +22,10 @@ export function messageEvent(m: NetworkMessage): MessageEvent {
   };
   if (m.chat_lid) Info.ChatLID = m.chat_lid;
   if (m.sender_lid) Info.SenderLID = m.sender_lid;
-  return { Info, Message: content(m) };
+  const event: MessageEvent = { Info, Message: content(m) };
+  // Decrypted by the gateway, beside the network's encrypted vote (CONTRACT, "Sending every kind").
+  if (m.poll_vote?.selected_options) event.PollVote = { poll_message_id: m.poll_vote.poll_message_id, selected_options: m.poll_vote.selected_options };
+  return event;
 }
 
 function contextOf(m: NetworkMessage): ContextInfo | undefined {
@@ -60,6 +63,27 @@ function content(m: NetworkMessage): MessageContent {
       ...(m.revoke.participant !== undefined ? { participant: m.revoke.participant } : {}),
     };
     return { protocolMessage: { type: 'REVOKE', key } };
+  }
+  if (m.poll_vote) {
+    const v = m.poll_vote;
+    return {
+      pollUpdateMessage: {
+        pollCreationMessageKey: { ID: v.poll_message_id, remoteJID: m.chat },
+        ...(v.enc_payload !== undefined && v.enc_iv !== undefined ? { vote: { encPayload: v.enc_payload, encIV: v.enc_iv } } : {}),
+      },
+    };
+  }
+  if (m.list) {
+    const l = m.list;
+    return {
+      listMessage: {
+        description: m.text ?? '',
+        buttonText: l.button_text,
+        ...(l.title !== undefined ? { title: l.title } : {}),
+        ...(l.footer !== undefined ? { footerText: l.footer } : {}),
+        sections: l.sections.map((s) => ({ title: s.title, rows: s.rows.map((r) => ({ rowID: r.id, title: r.title, ...(r.description !== undefined ? { description: r.description } : {}) })) })),
+      },
+    };
   }
   if (m.location) {
     const l = m.location;

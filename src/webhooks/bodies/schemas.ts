@@ -120,6 +120,24 @@ export const MessageContent = Type.Object(
         contextInfo: Type.Optional(ContextInfo),
       }),
     ),
+    pollUpdateMessage: Type.Optional(
+      Type.Object(
+        {
+          pollCreationMessageKey: Type.Object({ ID: Type.String({ description: 'the poll voted on' }), remoteJID: Jid }),
+          vote: Type.Optional(Type.Object({ encPayload: Type.String({ description: 'base64' }), encIV: Type.String({ description: 'base64' }) })),
+        },
+        { description: 'a vote, encrypted with the poll secret; PollVote beside Message has it decrypted' },
+      ),
+    ),
+    listMessage: Type.Optional(
+      Type.Object({
+        description: Str,
+        buttonText: Str,
+        title: OptStr,
+        footerText: OptStr,
+        sections: Type.Array(Type.Object({ title: Str, rows: Type.Array(Type.Object({ rowID: Str, title: Str, description: OptStr })) })),
+      }),
+    ),
     reactionMessage: Type.Optional(
       Type.Object({
         key: Type.Object({
@@ -160,7 +178,16 @@ const MessageInfo = Type.Object({
   SenderLID: Type.Optional(Type.String({ description: "the sender's LID, when known" })),
 });
 
-export const MessageEvent = Type.Object({ Info: MessageInfo, Message: MessageContent });
+export const MessageEvent = Type.Object({
+  Info: MessageInfo,
+  Message: MessageContent,
+  PollVote: Type.Optional(
+    Type.Object(
+      { poll_message_id: Str, selected_options: Type.Array(Str, { description: 'option names; empty when the voter withdrew the vote' }) },
+      { description: 'a poll vote, decrypted by the gateway with the poll secret' },
+    ),
+  ),
+});
 
 const ReceiptStates = ['Delivered', 'Read', 'ReadSelf', 'Played', 'Failed'] as const;
 const ReadReceiptEvent = Type.Object({
