@@ -35,7 +35,7 @@ export function addressOf(jid: string, ctx: TranslateContext, alternate?: string
 type Media = NonNullable<NetworkMessage['media']>;
 type Body = Pick<
   NetworkMessage,
-  'type' | 'text' | 'reply_to' | 'quoted' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'album' | 'event' | 'group_invite'
+  'type' | 'text' | 'reply_to' | 'quoted' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'album' | 'event' | 'group_invite' | 'poll_vote'
 >;
 type ButtonItem = { id: string; text: string };
 
@@ -81,6 +81,17 @@ export function translateMessage(msg: WAMessage, outer: TranslateContext): Netwo
     timestamp_s: toInt(msg.messageTimestamp) ?? 0,
     ...body,
     mentions: mentionsOf(content, ctx),
+    ...marksOf(content, contentType),
+  });
+}
+
+/** The forward and view-once marks, as the content carries them. */
+function marksOf(content: proto.IMessage, type: keyof proto.IMessage): Pick<NetworkMessage, 'forwarded' | 'view_once'> {
+  const inner = content[type] as { contextInfo?: proto.IContextInfo | null; viewOnce?: boolean | null } | null | undefined;
+  const context = typeof inner === 'object' && inner !== null ? inner.contextInfo : undefined;
+  return compact({
+    forwarded: context?.isForwarded ? true : undefined,
+    view_once: inner && typeof inner === 'object' && inner.viewOnce ? true : undefined,
   });
 }
 
@@ -259,11 +270,23 @@ function otherKinds(content: proto.IMessage, ctx: TranslateContext): Body | unde
   }
   const poll = content.pollCreationMessage ?? content.pollCreationMessageV2 ?? content.pollCreationMessageV3;
   if (poll) {
+    // The secret the votes are encrypted with travels beside the poll; the gateway opens votes with it.
+    const secret = base64(content.messageContextInfo?.messageSecret);
     return compact<Body>({
       type: 'poll',
-      poll: { name: poll.name ?? '', options: (poll.options ?? []).map((o) => o.optionName ?? ''), selectable_count: Math.max(0, poll.selectableOptionsCount ?? 0) },
+      poll: compact({ name: poll.name ?? '', options: (poll.options ?? []).map((o) => o.optionName ?? ''), selectable_count: Math.max(0, poll.selectableOptionsCount ?? 0), message_secret: secret }),
       ...quoteOf(poll.contextInfo, ctx),
     });
+  }
+  const update = content.pollUpdateMessage;
+  if (update?.pollCreationMessageKey?.id) {
+    // Encrypted with the poll's secret; opened before it is stored (src/sessions/poll-votes.ts).
+    const key = update.pollCreationMessageKey;
+    const creator = key.fromMe ? normalizeJid(ctx.me?.jid) : normalizeJid(key.participant || key.remoteJid);
+    return {
+      type: 'poll_vote',
+      poll_vote: compact({ poll_message_id: key.id ?? '', creator_jid: creator, enc_payload: base64(update.vote?.encPayload), enc_iv: base64(update.vote?.encIv) }),
+    };
   }
   return undefined;
 }

@@ -27,7 +27,10 @@ export interface Context {
 
 const b64 = (s: string | undefined) => (s === undefined ? undefined : Buffer.from(s, 'base64'));
 
-export function outgoing(content: OutgoingContent, context: Context = {}, preview?: WAUrlInfo | null): BaileysOutgoing {
+export function outgoing(content: OutgoingContent, given: Context = {}, preview?: WAUrlInfo | null): BaileysOutgoing {
+  // Mentions are the content's own unless the caller resolved them already.
+  const own = content.kind !== 'forward' && content.mentions?.length ? { mentions: content.mentions } : {};
+  const context: Context = { ...own, ...given };
   const mentions = context.mentions?.length ? { mentions: context.mentions } : {};
   const quote = context.quote ? { contextInfo: context.quote } : {};
   switch (content.kind) {
