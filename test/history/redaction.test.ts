@@ -37,7 +37,9 @@ const SHOWN = new Set(
   conversation_pending import_contacts import_messages days_limit_import_messages organization logo ignore_jids
   ignore_groups inbox_id inbox_identifier callback_generation helpdesk_message_id conversation_id contact_source_id agent
   attachments file_type data_url contact identifier status jti via user_agent expires_at generation
-  action jids last_seen online profile_picture read_receipts color label_id labeled background_color font recipients`.split(/\s+/),
+  action jids last_seen online profile_picture read_receipts color label_id labeled background_color font recipients
+  button_text code creator_jid delay_ms enc_iv enc_payload forwarded gif link_preview list mentions poll_message_id poll_vote rows
+  sections selected_options thumbnail title undecrypted view_once voter_jid waveform send_at was`.split(/\s+/),
 );
 
 describe('history redaction', () => {
