@@ -358,13 +358,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   if (!ffmpeg.available) logger.warn('ffmpeg not found: voice notes that are not OGG/Opus will be refused with 400 (install ffmpeg to convert them)');
   const mediaInputs = new MediaInputs({ maxBytes: config.MEDIA_MAX_BYTES, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const findMessage = (instanceId: string, messageId: string) => storedMessages.find(instanceId, messageId);
+  const mediaPreparer = new MediaPreparer(mediaInputs, ffmpeg);
   const sendCommands = new SendCommands({
     manager,
     recorder,
     clock,
     ids,
     docs: backends.docs,
-    media: new MediaPreparer(mediaInputs, ffmpeg),
+    media: mediaPreparer,
     groups: new SendGroups(backends.docs),
     gate: sendGate,
     findMessage,
@@ -384,7 +385,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     client: helpdeskClient,
     toHelpdesk,
     importHistory: new ImportHistory(backends.events, backends.docs, toHelpdesk, clock),
-    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries), backends.docs, backends.events, helpdeskClient),
+    toWhatsApp: new ToWhatsApp(sessionSender(manager, recorder, instanceQueries, mediaPreparer), backends.docs, backends.events, helpdeskClient),
     openToken: (instanceId, sealed) => helpdeskCommands.openToken(instanceId, sealed),
     clock,
     logger: logger.child({ module: 'helpdesk' }),

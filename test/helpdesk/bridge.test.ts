@@ -1,5 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,6 +158,22 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
     await new Promise((r) => setTimeout(r, 500));
     expect(sent.filter((m: any) => m.type === 'media')).to.have.length(1);
     expect(sent.filter((m: any) => m.text === 'here it is')).to.have.length(1);
+  });
+
+  it("sends an agent's audio attachment as a voice note (OGG/Opus, duration, waveform)", async () => {
+    const w = await world(t);
+    await configure(w, chatwoot);
+    await say(w, w.customer.phone, w.me.phone, 'can you explain by voice?');
+    await waitFor(() => chatwoot.conversations.some((c) => chatwoot.contacts.find((x) => x.id === c.contact_id)?.identifier === w.customer.jid), 'the conversation');
+    const conversation = chatwoot.conversations.find((c) => chatwoot.contacts.find((x) => x.id === c.contact_id)?.identifier === w.customer.jid) as any;
+    const dir = mkdtempSync(join(tmpdir(), 'gw-voice-'));
+    execFileSync('ffmpeg', ['-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=1', '-y', join(dir, 'a.mp3')]);
+    const bytes = readFileSync(join(dir, 'a.mp3'));
+    await chatwoot.agentReply(conversation.id, { content: '', attachments: [{ file_name: 'explained.mp3', content_type: 'audio/mpeg', bytes }] });
+    const inbox = async () => (await w.t.api('GET', `/sandbox/phones/${w.customer.phone}/inbox`, { token: w.owner.jwt })).body.messages as any[];
+    await waitFor(async () => (await inbox()).some((m) => m.type === 'audio'), 'the voice note at the phone');
+    const note = (await inbox()).find((m) => m.type === 'audio');
+    expect(note.media).to.include({ mimetype: 'audio/ogg; codecs=opus', voice: true, waveform: true, seconds: 1 });
   });
 
   it('refuses callbacks without the secret path or with a bad or stale signature, and sends nothing', async () => {

@@ -2,6 +2,7 @@ import { onNetwork } from '../../sessions/network-call.js';
 import { DomainError } from '../../domain/errors.js';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { MediaDownloader } from '../../media/media-downloader.js';
+import type { MediaPreparer } from '../../media/outgoing/prepare-media.js';
 import { parseMediaRequest } from '../../media/media-request.js';
 import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
@@ -10,11 +11,31 @@ import type { HelpdeskFile } from '../port.js';
 import type { MediaFetcher } from './to-helpdesk.js';
 import type { WhatsAppSender } from './to-whatsapp.js';
 
-/** The bridge's sends go through the live session and are recorded as the API's are, marked as the helpdesk's. */
-export function sessionSender(manager: SessionManager, recorder: SessionRecorder, instances: InstanceQueries): WhatsAppSender {
+/**
+ * The bridge's sends go through the live session and are recorded as the API's are, marked as the
+ * helpdesk's. An agent's file goes through the send routes' media pipeline: judged by its bytes,
+ * an audio file sent as a voice note (OGG/Opus, duration, waveform), a file that is not what the
+ * helpdesk called it sent as a document.
+ */
+export function sessionSender(manager: SessionManager, recorder: SessionRecorder, instances: InstanceQueries, preparer?: MediaPreparer): WhatsAppSender {
   return {
     sendText: (instanceId, to, text, messageId) => onNetwork(manager, instanceId, (c) => c.sendText(to, text, { messageId })),
-    sendMedia: (instanceId, to, media, messageId) => onNetwork(manager, instanceId, (c) => c.sendMedia(to, media, { messageId })),
+    sendMedia: (instanceId, to, media, messageId) =>
+      onNetwork(manager, instanceId, async (c) => {
+        if (!preparer) return c.sendMedia(to, media, { messageId });
+        const request = { media: { data: media.bytes.toString('base64') }, ...(media.file_name ? { file_name: media.file_name } : {}), voice: true };
+        const prepared = await preparer.prepare(media.kind, request).catch((err: unknown) => {
+          if (err instanceof DomainError && err.type === 'invalid_input' && media.kind !== 'document') return preparer.prepare('document', request);
+          throw err;
+        });
+        try {
+          const uploaded = await c.uploadMedia(prepared.upload);
+          const caption = media.caption !== undefined && uploaded.kind !== 'audio' ? { caption: media.caption } : {};
+          return (await c.sendMessage(to, { kind: 'media', media: { ...uploaded, ...caption } }, { messageId })).message;
+        } finally {
+          await prepared.done();
+        }
+      }),
     async recordSent(instanceId, message, causationId) {
       const instance = await instances.byId(instanceId);
       if (!instance) return;
