@@ -6,6 +6,7 @@ import { benchMedia } from './media.js';
 import { benchRebuild } from './rebuild.js';
 import { benchRealtime } from './realtime.js';
 import { benchSessions } from './sessions.js';
+import { benchSending } from './sending.js';
 import { benchWebhookLatency, benchWebhooks } from './webhooks.js';
 
 /** `npm run bench [name]`: every measurement with its same-run baseline and target. */
@@ -20,6 +21,7 @@ const suites: [string, () => Promise<void>][] = [
   ['webhooks latency', benchWebhookLatency],
   ['rebuild', benchRebuild],
   ['realtime', benchRealtime],
+  ['sending', benchSending],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -95,10 +95,8 @@ export class MediaStore {
     pending.push(done.tail);
     pendingBytes += done.tail.length;
     await flush(true);
-    await this.state.media.insertOne(
-      { _id: blobId, account_id: accountId, length: stored, chunks: index, created_at: this.clock.now().toISOString() },
-      DURABLE,
-    );
+    // Not flushed on its own: the message that carries it is, and waits for the disk (Messaging.send).
+    await this.state.media.insertOne({ _id: blobId, account_id: accountId, length: stored, chunks: index, created_at: this.clock.now().toISOString() });
     const path = mediaPath(blobId);
     const media: StoredMedia = {
       kind: file.kind,

@@ -32,6 +32,7 @@ export function SandboxPhones({ instanceId, live }: { instanceId: string; live: 
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [text, setText] = useState('');
+  const [file, setFile] = useState<File | null>(null);
   const [inboxOf, setInboxOf] = useState('');
   const [inbox, setInbox] = useState<InboxMessage[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -71,8 +72,10 @@ export function SandboxPhones({ instanceId, live }: { instanceId: string; live: 
   const send = (event: Event) => {
     event.preventDefault();
     return act(async () => {
-      await call('POST', `/sandbox/phones/${from}/messages`, { to: to.replace(/[^0-9]/g, ''), text });
+      const body = file ? { media: await mediaOf(file, text) } : { text };
+      await call('POST', `/sandbox/phones/${from}/messages`, { to: to.replace(/[^0-9]/g, ''), ...body });
       setText('');
+      setFile(null);
       return `Sent from +${from}.`;
     });
   };
@@ -139,8 +142,10 @@ export function SandboxPhones({ instanceId, live }: { instanceId: string; live: 
             </select>
             <label for="sandbox-to">To (number with country code)</label>
             <input id="sandbox-to" type="tel" inputMode="tel" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
-            <label for="sandbox-text">Text</label>
+            <label for="sandbox-text">{file ? 'Caption' : 'Text'}</label>
             <input id="sandbox-text" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+            <label for="sandbox-file">Or a file (image, video, audio or document)</label>
+            <input id="sandbox-file" type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
             <button type="submit">Send from the phone</button>
           </form>
           <h3>Inbox</h3>
@@ -167,4 +172,14 @@ export function SandboxPhones({ instanceId, live }: { instanceId: string; live: 
       )}
     </section>
   );
+}
+
+/** A picked file as the sandbox's media body: its kind from its type, its bytes as base64. */
+async function mediaOf(file: File, caption: string): Promise<Record<string, string>> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  const type = file.type || 'application/octet-stream';
+  const kind = ['image', 'video', 'audio'].find((k) => type.startsWith(`${k}/`)) ?? 'document';
+  return { kind, mimetype: type, data_base64: btoa(binary), file_name: file.name, ...(caption ? { caption } : {}) };
 }
