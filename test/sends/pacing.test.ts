@@ -34,8 +34,8 @@ describe('send pacing over HTTP (sandbox)', function () {
       const beforeP1 = Date.now();
       for (const text of ['p1', 'p2', 'p3', 'p4']) answers.push(await send(t, owner, id, them.phone, text));
       expect(answers.map((a) => a.status)).to.deep.equal([200, 200, 200, 200]);
-      expect(answers[0]!.body.data).to.have.keys(['message_id']);
-      for (const a of answers.slice(1)) expect(a.body.data).to.deep.equal({ message_id: a.body.data.message_id, status: 'queued' });
+      expect(answers[0]!.body.data).to.include({ status: 'sent', jid: `${them.phone}@s.whatsapp.net` });
+      for (const a of answers.slice(1)) expect(a.body.data).to.deep.equal({ message_id: a.body.data.message_id, jid: `${them.phone}@s.whatsapp.net`, status: 'queued', timestamp: a.body.data.timestamp });
       await waitFor(async () => (await inbox(t, owner, them.phone)).length === 4, 'all four received', 10_000);
       const got = await inbox(t, owner, them.phone);
       expect(got.map((m) => m.text)).to.deep.equal(['p1', 'p2', 'p3', 'p4']);

@@ -458,7 +458,9 @@ export class BaileysConnection implements NetworkConnection {
     const replyTo = content.kind === 'forward' ? undefined : content.reply_to;
     const mentions = content.kind === 'forward' ? undefined : content.mentions?.map(toJid);
     const context = { ...(replyTo ? { quote: await this.quoteOf(jid, replyTo) } : {}), ...(mentions?.length ? { mentions } : {}) };
-    const { sent, fallback, pollSecret } = await this.call(() => sendOutgoing(this.deps.sock, jid, content, context, options.messageId));
+    // Into a disappearing chat, a message carries the chat's timer, as the phone's would.
+    const expiration = await this.expirationFor(jid);
+    const { sent, fallback, pollSecret } = await this.call(() => sendOutgoing(this.deps.sock, jid, content, context, options.messageId, expiration));
     const message = this.sentMessage(sent);
     if (pollSecret && message.poll) message.poll.message_secret = pollSecret.toString('base64');
     return fallback ? { message, fallback } : { message };

@@ -81,15 +81,18 @@ export async function sendOutgoing(
   content: OutgoingContent,
   context: Context,
   messageId: string | undefined,
+  ephemeralExpiration = 0,
   preview?: WAUrlInfo | null,
 ): Promise<{ sent: WAMessage | undefined; fallback?: string; pollSecret?: Buffer }> {
   const built = outgoing(content, context, preview);
+  const timer = ephemeralExpiration ? { ephemeralExpiration } : {};
   if (built.via === 'content') {
-    const sent = await sock.sendMessage(jid, built.content, messageId === undefined ? undefined : { messageId });
+    const options = { ...(messageId === undefined ? {} : { messageId }), ...timer };
+    const sent = await sock.sendMessage(jid, built.content, Object.keys(options).length ? options : undefined);
     return { sent, ...(built.fallback ? { fallback: built.fallback } : {}), ...(built.pollSecret ? { pollSecret: built.pollSecret } : {}) };
   }
   const userJid = sock.user?.id ?? sock.authState.creds.me?.id ?? '';
-  const message = generateWAMessageFromContent(jid, built.message, { userJid, ...(messageId === undefined ? {} : { messageId }) });
+  const message = generateWAMessageFromContent(jid, built.message, { userJid, ...(messageId === undefined ? {} : { messageId }), ...timer });
   await sock.relayMessage(jid, message.message as proto.IMessage, { messageId: message.key.id as string });
   return { sent: message };
 }
