@@ -39,7 +39,8 @@ const SHOWN = new Set(
   attachments file_type data_url contact identifier status jti via user_agent expires_at generation
   action jids last_seen online profile_picture read_receipts color label_id labeled background_color font recipients
   button_text code creator_jid delay_ms enc_iv enc_payload forwarded gif link_preview list mentions poll_message_id poll_vote rows
-  sections selected_options thumbnail title undecrypted view_once voter_jid waveform send_at was`.split(/\s+/),
+  sections selected_options thumbnail title undecrypted view_once voter_jid waveform send_at was
+  ptv album images videos event start_s end_s join_link canceled expires_s group_name`.split(/\s+/),
 );
 
 describe('history redaction', () => {
