@@ -126,6 +126,9 @@ import { ForwardToOwner } from './api/middleware/forward-to-owner.js';
 import { LeasedProjections } from './cluster/leased-projections.js';
 import { SessionOwnership } from './sessions/ownership/session-ownership.js';
 import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
+import { checkExportConfig, createExport, type ExportTuning } from './export/index.js';
+import { ExportCommands } from './commands/export.js';
+import { exportRoutes } from './api/routes/export.js';
 
 const VERSION = '1.0.0';
 
@@ -137,6 +140,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Webhook knobs with production defaults (tests shorten the retention sweep interval). */
   webhooks?: WebhookTuning;
+  /** Event export knobs with production defaults. */
+  exports?: ExportTuning;
   /** Realtime stream knobs (tests shorten the ack timeout and the window). */
   realtime?: Pick<RealtimeOptions, 'ackTimeoutMs' | 'limits'>;
   /** What tests change of the real network's driver (a scripted WhatsApp server, no internet). */
@@ -164,6 +169,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
 
   checkBillingConfig(config);
+  checkExportConfig(config);
   const metrics = new Metrics();
   const opened = await openBackends(config);
   // Read models by logical name: a rebuild swaps in fresh collections under the same names. Every
@@ -198,6 +204,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
     options.webhooks,
   );
+  // Event export to the brokers: its lanes are claimed like the webhook lanes when several nodes share the stores.
+  const eventExport = createExport(
+    { docs: backends.docs, clock, logger, config, box, registry: metrics.registry, ...(workClaims ? { cluster: { leases: workClaims.leases, ttlMs: workClaims.ttlMs, clock: workClaims.clock } } : {}) },
+    options.exports,
+  );
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
   const projectionList = [
     generations.watching(accountsProjection),
@@ -215,6 +226,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     scheduledSendsModel,
     ownMessagesProjection(),
     ...webhooks.projections,
+    ...eventExport.projections,
     ...auditProjections(),
   ];
   const runnerFor = (mode: 'writing' | 'dry') =>
@@ -232,6 +244,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     : runnerFor('writing');
   await projections.start();
   await webhooks.start();
+  await eventExport.start();
   // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
   const rebuilds = await serveRebuilds({
     dataDir: config.DATA_DIR,
@@ -414,6 +427,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
     ...(choice.sandbox ? sandboxFarEndRoutes(choice.sandbox) : []),
     ...webhookDeliveryRoutes(webhooks.log),
+    ...exportRoutes({ commands: new ExportCommands(handler, rw, eventExport.readModel), queries: eventExport.queries, enabled: eventExport.enabled }),
     ...billingRoutes({
       provider: billing.settings.provider,
       stripeWebhook: billing.stripeWebhook((id, report) => deps.instances.recordProviderReport(id, report)),
@@ -500,6 +514,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await manager.shutdown();
       await ownership?.stop();
       await webhooks.stop();
+      await eventExport.stop();
       await outcomes.flush();
       await rebuilds.close();
       await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close()]);

@@ -34,6 +34,11 @@ const WebhookCleared = Type.Object({});
 
 const WebhookSecretRotated = Type.Object({ webhook_secret_sealed: Type.String() });
 
+/** Event export to the gateway's brokers (CONTRACT.md, Event export): the types this instance exports. */
+const ExportConfigured = Type.Object({ events: Type.Array(WebhookEventNameSchema, { minItems: 1 }) });
+
+const ExportCleared = Type.Object({});
+
 const InstanceTokenRotated = Type.Object({ token_hash: Type.String() });
 
 const InstanceCanceled = Type.Object({ canceled_at: DateTime });
@@ -68,6 +73,8 @@ export const InstanceEventSchemas = {
   WebhookConfigured,
   WebhookCleared,
   WebhookSecretRotated,
+  ExportConfigured,
+  ExportCleared,
   InstanceTokenRotated,
   InstanceCanceled,
   SubscriptionStarted,

@@ -13,6 +13,8 @@ export interface InstanceState {
   autoReadMessages: boolean;
   /** `url` '' means no webhook; events may be chosen before a URL is. */
   webhook: { url: string; events: WebhookEventName[] };
+  /** Event types exported to the brokers; empty: no export. */
+  exportEvents: WebhookEventName[];
 }
 
 /** Webhook settings as a command carries them: `url` '' clears, `events` undefined keeps. */
@@ -42,6 +44,8 @@ export type InstanceCommand =
       data: { name: string; reject_calls?: boolean; auto_read_messages?: boolean; webhook: WebhookChange };
     }
   | { type: 'ConfigureWebhook'; data: WebhookChange }
+  | { type: 'ConfigureExport'; data: { events: WebhookEventName[] } }
+  | { type: 'ClearExport'; data: Record<string, never> }
   | { type: 'RotateInstanceToken'; data: { token_hash: string } }
   | { type: 'RotateWebhookSecret'; data: { webhook_secret_sealed: string } }
   | BillingCommand;
@@ -56,6 +60,7 @@ const initialState = (): InstanceState => ({
   rejectCalls: false,
   autoReadMessages: false,
   webhook: NO_WEBHOOK,
+  exportEvents: [],
 });
 
 function evolve(state: InstanceState, event: InstanceEvent): InstanceState {
@@ -75,6 +80,7 @@ function evolveSettings(state: InstanceState, event: InstanceEvent): InstanceSta
         rejectCalls: event.data.reject_calls,
         autoReadMessages: event.data.auto_read_messages,
         webhook: NO_WEBHOOK,
+        exportEvents: [],
       };
     case 'InstanceUpdated':
       return {
@@ -87,6 +93,10 @@ function evolveSettings(state: InstanceState, event: InstanceEvent): InstanceSta
       return { ...state, webhook: { url: event.data.url, events: event.data.events } };
     case 'WebhookCleared':
       return { ...state, webhook: NO_WEBHOOK };
+    case 'ExportConfigured':
+      return { ...state, exportEvents: event.data.events };
+    case 'ExportCleared':
+      return { ...state, exportEvents: [] };
     default:
       return state;
   }
@@ -142,6 +152,13 @@ function decide(command: InstanceCommand, state: InstanceState): InstanceEvent[]
     case 'ConfigureWebhook':
       requireRunning(state);
       return webhookEvents(state, command.data);
+    case 'ConfigureExport':
+      requireRunning(state);
+      // The same list again changes nothing and records nothing.
+      return sameList(command.data.events, state.exportEvents) ? [] : [{ type: 'ExportConfigured', data: { events: command.data.events } }];
+    case 'ClearExport':
+      requireRunning(state);
+      return state.exportEvents.length === 0 ? [] : [{ type: 'ExportCleared', data: {} }];
     case 'RotateInstanceToken':
       requireExisting(state);
       if (state.billing.status === 'CANCELED') throw conflict('instance is canceled');

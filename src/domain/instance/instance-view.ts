@@ -98,6 +98,10 @@ export function instanceViewChange(event: InstanceViewEvent, occurredAt: string)
       return touch({ webhook_secret_sealed: event.data.webhook_secret_sealed });
     case 'InstanceTokenRotated':
       return touch({ token_hash: event.data.token_hash });
+    // The export is not part of the Instance (GET /instances/{id}/export shows it).
+    case 'ExportConfigured':
+    case 'ExportCleared':
+      return null;
     case 'SubscriptionStarted':
       return touch({ billing_status: 'ACTIVE', expired_at: event.data.expired_at, cancel_at: null });
     case 'SubscriptionRenewed':

@@ -69,6 +69,18 @@ const ConfigSchema = Type.Object({
   WEBHOOK_ORDERED: Type.Boolean({ default: false }),
   /** Attempts one receiver origin gets at once, whichever instances they come from. */
   WEBHOOK_CONCURRENCY_PER_HOST: Type.Integer({ minimum: 1, maximum: 512, default: 64 }),
+  /** Event export (CONTRACT.md): RabbitMQ, `amqp://user:pass@host:5672/vhost` (or amqps://); unset = no AMQP export. */
+  EXPORT_AMQP_URL: Type.Optional(Type.String()),
+  /** The topic exchange the AMQP export publishes to (declared durable when missing). */
+  EXPORT_AMQP_EXCHANGE: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9_.:-]+$', default: 'gateway' }),
+  /** NATS with JetStream, `nats://user:pass@host:4222` (several separated by commas); unset = no NATS export. */
+  EXPORT_NATS_URL: Type.Optional(Type.String()),
+  /** Subjects are `<prefix>.<instance_id>.<type>`. */
+  EXPORT_NATS_SUBJECT_PREFIX: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$', default: 'gateway' }),
+  /** The JetStream stream the gateway creates over `<prefix>.>` when missing. */
+  EXPORT_NATS_STREAM: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', default: 'GATEWAY' }),
+  /** Longest wait between two tries of a broker that is down or refuses (reconnects and republishing back off up to it). */
+  EXPORT_RETRY_MAX_MS: Type.Integer({ minimum: 10, maximum: 600_000, default: 30_000 }),
   /** Bearer token that GET /metrics requires on the API port; unset, /metrics answers 404 there. */
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   /** Serve /metrics on this port only, without a token (bind it to a private interface). */

@@ -39,9 +39,9 @@ interface LaneLeaseOptions {
   stop: AbortSignal;
   gained: (instanceId: string) => void;
   lost: (instanceId: string) => void;
+  /** Whose lanes these are (default `webhook`): the lease names are `<kind>-lane:<instance id>`. */
+  kind?: string;
 }
-
-const laneLeaseName = (instanceId: string) => `webhook-lane:${instanceId}`;
 
 /**
  * Lane claims by lease (fencing token, TTL) in the shared document store. Renewed every third of
@@ -60,7 +60,13 @@ export class LaneLeases implements LaneOwnership {
   private round: Promise<void> | null = null;
   private stopped = false;
 
-  constructor(private readonly o: LaneLeaseOptions) {}
+  private readonly laneLeaseName: (instanceId: string) => string;
+  private readonly kind: string;
+
+  constructor(private readonly o: LaneLeaseOptions) {
+    this.kind = o.kind ?? 'webhook';
+    this.laneLeaseName = (instanceId) => `${this.kind}-lane:${instanceId}`;
+  }
 
   /** A margin before the lapse: an attempt is aborted then, and none starts within it. */
   private get marginMs(): number {
@@ -86,7 +92,7 @@ export class LaneLeases implements LaneOwnership {
         if (taken) this.heldElsewhereUntil.delete(instanceId);
         else this.heldElsewhereUntil.set(instanceId, this.o.clock.now().getTime() + this.o.ttlMs / 3);
       })
-      .catch((err: unknown) => this.o.logger.warn({ err, instanceId }, 'a webhook lane could not be claimed; the next round tries again'))
+      .catch((err: unknown) => this.o.logger.warn({ err, instanceId }, `a ${this.kind} lane could not be claimed; the next round tries again`))
       .finally(() => this.wanting.delete(instanceId));
   }
 
@@ -105,14 +111,14 @@ export class LaneLeases implements LaneOwnership {
     await Promise.all(
       [...this.held].map(async ([instanceId, held]) => {
         this.drop(instanceId, held);
-        await this.o.leases.release(laneLeaseName(instanceId), held.token).catch(() => undefined);
+        await this.o.leases.release(this.laneLeaseName(instanceId), held.token).catch(() => undefined);
       }),
     );
   }
 
   private claimRound(): Promise<void> {
     this.round ??= this.claimAll()
-      .catch((err: unknown) => this.o.logger.warn({ err }, 'webhook lane claims could not be renewed; retrying'))
+      .catch((err: unknown) => this.o.logger.warn({ err }, `${this.kind} lane claims could not be renewed; retrying`))
       .finally(() => (this.round = null));
     return this.round;
   }
@@ -120,10 +126,10 @@ export class LaneLeases implements LaneOwnership {
   private async claimAll(): Promise<void> {
     const instances = await this.o.instances();
     // One read for the whole round: only lanes nobody holds are worth an acquire.
-    const stored = new Map((await this.o.leases.list(instances.filter((id) => !this.held.has(id)).map(laneLeaseName))).map((doc) => [doc._id, doc]));
+    const stored = new Map((await this.o.leases.list(instances.filter((id) => !this.held.has(id)).map(this.laneLeaseName))).map((doc) => [doc._id, doc]));
     for (const instanceId of instances) {
       if (this.stopped || this.o.stop.aborted) return;
-      const name = laneLeaseName(instanceId);
+      const name = this.laneLeaseName(instanceId);
       const held = this.held.get(instanceId);
       const now = this.o.clock.now().getTime();
       if (held) {
@@ -141,7 +147,7 @@ export class LaneLeases implements LaneOwnership {
   /** True when the lane is this node's now. */
   private async take(instanceId: string): Promise<boolean> {
     const now = this.o.clock.now().getTime();
-    const token = await this.o.leases.acquire(laneLeaseName(instanceId), this.o.ttlMs);
+    const token = await this.o.leases.acquire(this.laneLeaseName(instanceId), this.o.ttlMs);
     // Taken meanwhile by the other path (a round and a want race): one hold only.
     if (token === null || this.stopped) return false;
     if (this.held.has(instanceId)) return true;
@@ -157,7 +163,7 @@ export class LaneLeases implements LaneOwnership {
     held.until = until;
     clearTimeout(held.timer);
     held.timer = setTimeout(() => {
-      this.o.logger.warn({ instanceId }, 'a webhook lane claim was not renewed in time; its attempts stop here');
+      this.o.logger.warn({ instanceId }, `a ${this.kind} lane claim was not renewed in time; its attempts stop here`);
       this.drop(instanceId, held);
     }, Math.max(0, until - this.marginMs - this.o.clock.now().getTime()));
     held.timer.unref();

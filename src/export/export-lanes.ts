@@ -1,0 +1,253 @@
+import type { Clock } from '../infra/clock.js';
+import type { Logger } from '../infra/logging/logger.js';
+import type { LaneOwnership } from '../webhooks/dispatch/lane-claims.js';
+import { signedHeaders } from '../webhooks/signing.js';
+import type { SinkKind } from './documents.js';
+import type { ExportKeys } from './export-keys.js';
+import type { ExportRepo } from './export-repo.js';
+import type { ExportMessage, Sink } from './sinks/port.js';
+
+/** What the lanes report as they go (Prometheus counters). */
+export interface ExportMeter {
+  published(sink: SinkKind, count: number, eventTimesMs: readonly number[]): void;
+  failed(sink: SinkKind, count: number): void;
+}
+
+export interface ExportLanesOptions {
+  repo: ExportRepo;
+  sinks: readonly Sink[];
+  keys: ExportKeys;
+  clock: Clock;
+  logger: Logger;
+  ownership: LaneOwnership;
+  meter: ExportMeter;
+  /** Messages one lane has in flight (and so the most a crash can make a sink publish again per instance). */
+  batch: number;
+  /** The longest wait before a failing lane tries again. */
+  retryMaxMs: number;
+  /** Several nodes: the reactor may run elsewhere, so every lane this node holds is read at each sweep. */
+  shared: boolean;
+}
+
+/** One instance's progress on one sink. */
+interface SinkLane {
+  readonly instanceId: string;
+  readonly sink: Sink;
+  /** Published up to here (null until read from the store). */
+  cursor: number | null;
+  /** The highest seq known to be in the outbox (for the lag). */
+  head: number;
+  running: boolean;
+  again: boolean;
+  attempt: number;
+  retryTimer: NodeJS.Timeout | undefined;
+}
+
+const SWEEP_MS = 1000;
+const FULL_SWEEP_EVERY = 30;
+
+/**
+ * Publishes each instance's outbox to every sink, in seq order: one lane per instance and sink,
+ * each with its cursor in the store. A lane sends a batch, waits until the broker has confirmed
+ * it, then moves its cursor past what was confirmed; a failure keeps the cursor where it is and
+ * the lane tries again from there with backoff (or when its sink reconnects). Lanes never wait
+ * for one another: a failing lane holds only its own instance on its own sink. A message the
+ * broker refuses for good (too large) is recorded as failed and passed over.
+ */
+export class ExportLanes {
+  private readonly lanes = new Map<string, Map<SinkKind, SinkLane>>();
+  private timer: NodeJS.Timeout | undefined;
+  private sweeps = 0;
+  private stopped = true;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly o: ExportLanesOptions) {
+    for (const sink of o.sinks) sink.onReady(() => this.wakeSink(sink));
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    for (const id of await this.o.repo.exportingInstances()) if (this.o.ownership.owns(id)) this.wake(id);
+    this.timer = setInterval(() => void this.sweep(), SWEEP_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    for (const lanes of this.lanes.values()) for (const lane of lanes.values()) clearTimeout(lane.retryTimer);
+    await Promise.all(this.running);
+  }
+
+  /** The reactor committed new entries for these instances (a hint to read, with several nodes). */
+  recorded(instanceIds: readonly string[]): void {
+    for (const id of instanceIds) {
+      if (this.o.ownership.owns(id)) this.wake(id);
+      else this.o.ownership.want(id);
+    }
+  }
+
+  /** This node took the instance's lane: it reads from the cursors. */
+  gained(instanceId: string): void {
+    this.wake(instanceId);
+  }
+
+  /** This node no longer holds the lane: its cursors are read again when it comes back. */
+  lost(instanceId: string): void {
+    for (const lane of this.lanes.get(instanceId)?.values() ?? []) {
+      lane.cursor = null;
+      clearTimeout(lane.retryTimer);
+      lane.retryTimer = undefined;
+    }
+  }
+
+  /** Events recorded and not yet published by each sink, over the lanes this node holds. */
+  lag(): Record<SinkKind, number> {
+    const lag: Record<string, number> = Object.fromEntries(this.o.sinks.map((s) => [s.kind, 0]));
+    for (const lanes of this.lanes.values()) {
+      for (const lane of lanes.values()) if (lane.cursor !== null && this.o.ownership.owns(lane.instanceId)) lag[lane.sink.kind] = (lag[lane.sink.kind] ?? 0) + Math.max(0, lane.head - lane.cursor);
+    }
+    return lag as Record<SinkKind, number>;
+  }
+
+  private wake(instanceId: string): void {
+    for (const sink of this.o.sinks) this.run(this.lane(instanceId, sink));
+  }
+
+  private wakeSink(sink: Sink): void {
+    for (const lanes of this.lanes.values()) {
+      const lane = lanes.get(sink.kind);
+      if (!lane) continue;
+      // The broker is back: a lane waiting out its backoff goes now.
+      clearTimeout(lane.retryTimer);
+      lane.retryTimer = undefined;
+      this.run(lane);
+    }
+  }
+
+  private lane(instanceId: string, sink: Sink): SinkLane {
+    let lanes = this.lanes.get(instanceId);
+    if (!lanes) this.lanes.set(instanceId, (lanes = new Map()));
+    let lane = lanes.get(sink.kind);
+    if (!lane) lanes.set(sink.kind, (lane = { instanceId, sink, cursor: null, head: 0, running: false, again: false, attempt: 0, retryTimer: undefined }));
+    return lane;
+  }
+
+  private run(lane: SinkLane): void {
+    if (this.stopped) return;
+    if (lane.running) {
+      lane.again = true;
+      return;
+    }
+    if (lane.retryTimer !== undefined || !lane.sink.ready || !this.o.ownership.owns(lane.instanceId)) return;
+    lane.running = true;
+    const work: Promise<void> = this.drain(lane)
+      .catch((err: unknown) => {
+        this.o.logger.error({ err, instanceId: lane.instanceId, sink: lane.sink.kind }, 'export lane failed unexpectedly; retrying');
+        this.retryLater(lane);
+      })
+      .finally(() => {
+        lane.running = false;
+        this.running.delete(work);
+        if (lane.again) {
+          lane.again = false;
+          this.run(lane);
+        }
+      });
+    this.running.add(work);
+  }
+
+  /** Publishes what the outbox holds after the cursor, batch after batch, until it is empty or a publish fails. */
+  private async drain(lane: SinkLane): Promise<void> {
+    const { repo } = this.o;
+    const { instanceId, sink } = lane;
+    while (!this.stopped && this.o.ownership.owns(instanceId)) {
+      lane.again = false;
+      lane.cursor ??= await repo.publishedSeq(sink.kind, instanceId);
+      const entries = await repo.after(instanceId, lane.cursor, this.o.batch);
+      if (entries.length === 0) {
+        lane.head = Math.max(lane.head, lane.cursor);
+        return;
+      }
+      lane.head = Math.max(lane.head, (entries.at(-1) as { seq: number }).seq);
+      // Let go while reading: whoever holds the lane now publishes it.
+      if (!this.o.ownership.attemptSignal(instanceId)) return;
+      const key = await this.o.keys.forInstance(instanceId);
+      if (!key) {
+        await this.failed(lane, 'the instance has no signing secret');
+        return;
+      }
+      const timestamp = Math.floor(this.o.clock.now().getTime() / 1000);
+      const messages: ExportMessage[] = entries.map((e) => ({
+        id: e._id,
+        instanceId,
+        type: e.type,
+        seq: e.seq,
+        body: Buffer.from(e.body, 'utf8'),
+        headers: signedHeaders(key, e._id, timestamp, e.body),
+      }));
+      const outcome = await sink.publish(messages);
+      const failure = outcome.failure;
+      // A message refused for good is passed over, recorded as failed: it must not hold the lane.
+      const passed = failure?.permanent ? outcome.published + 1 : outcome.published;
+      let error: string | null = null;
+      if (failure?.permanent) {
+        const skipped = entries[outcome.published] as { _id: string; seq: number };
+        error = `${failure.message}; event ${skipped._id} (seq ${skipped.seq}) was not exported`;
+        this.o.logger.error({ instanceId, sink: sink.kind, eventId: skipped._id, seq: skipped.seq, err: failure.message }, 'the broker refused an exported event for good; passed over');
+        this.o.meter.failed(sink.kind, 1);
+      }
+      if (passed > 0) {
+        const published = (entries[passed - 1] as { seq: number }).seq;
+        lane.cursor = published;
+        await repo.progress(sink.kind, instanceId, published, error, this.o.clock.now().toISOString(), this.prunable(instanceId));
+        this.o.meter.published(sink.kind, outcome.published, entries.slice(0, outcome.published).map((e) => e.at_ms));
+      }
+      if (failure && !failure.permanent) {
+        await this.failed(lane, failure.message);
+        return;
+      }
+      lane.attempt = 0;
+    }
+  }
+
+  /** The lowest cursor of the instance's sinks, when every sink's is known: what every sink has. */
+  private prunable(instanceId: string): number | null {
+    const lanes = [...(this.lanes.get(instanceId)?.values() ?? [])];
+    if (lanes.length < this.o.sinks.length || lanes.some((l) => l.cursor === null)) return null;
+    return Math.min(...lanes.map((l) => l.cursor as number));
+  }
+
+  private async failed(lane: SinkLane, message: string): Promise<void> {
+    this.o.meter.failed(lane.sink.kind, 1);
+    if (lane.attempt === 0) this.o.logger.warn({ instanceId: lane.instanceId, sink: lane.sink.kind, err: message }, 'export publish failed; retrying with backoff');
+    await this.o.repo.failure(lane.sink.kind, lane.instanceId, message, this.o.clock.now().toISOString()).catch((err: unknown) => this.o.logger.warn({ err }, 'export failure not recorded'));
+    this.retryLater(lane);
+  }
+
+  private retryLater(lane: SinkLane): void {
+    if (this.stopped) return;
+    const attempt = ++lane.attempt;
+    const base = Math.min(this.o.retryMaxMs, 100 * 2 ** Math.min(attempt - 1, 20));
+    clearTimeout(lane.retryTimer);
+    lane.retryTimer = setTimeout(() => {
+      lane.retryTimer = undefined;
+      this.run(lane);
+    }, Math.round(base * (0.8 + 0.4 * Math.random())));
+    lane.retryTimer.unref();
+  }
+
+  private sweep(): void {
+    if (this.stopped) return;
+    const full = this.o.shared || ++this.sweeps % FULL_SWEEP_EVERY === 0;
+    if (full) {
+      // A safety net should a notice be lost; with several nodes, how this node hears of new entries.
+      void this.o.repo
+        .exportingInstances()
+        .then((ids) => {
+          for (const id of ids) if (this.o.ownership.owns(id)) this.wake(id);
+        })
+        .catch((err: unknown) => this.o.logger.warn({ err }, 'export sweep failed'));
+    }
+  }
+}
