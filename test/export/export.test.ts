@@ -8,6 +8,7 @@ import { startRabbitMq, type RabbitMq } from '../servers/brokers/rabbitmq.js';
 import { AmqpTap, streamMessages, type Consumed } from './support/consumers.js';
 
 const STREAM = 'GATEWAY';
+const METRICS = 'metrics-token-for-the-export-test';
 
 /**
  * Event export over HTTP with the sandbox, against Debian's rabbitmq-server and nats-server run
@@ -26,7 +27,7 @@ describe('event export to RabbitMQ and NATS JetStream (real servers)', function 
     [rabbit, nats] = await Promise.all([startRabbitMq(), startNats()]);
     tap = await new AmqpTap(rabbit.url, 'gateway').start();
     rx = await new Receiver().start();
-    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', EXPORT_AMQP_URL: rabbit.url, EXPORT_NATS_URL: nats.url, EXPORT_RETRY_MAX_MS: '300' });
+    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', EXPORT_AMQP_URL: rabbit.url, EXPORT_NATS_URL: nats.url, EXPORT_RETRY_MAX_MS: '300', METRICS_TOKEN: METRICS });
     owner = await newAccount(t.api);
   });
   after(async () => {
@@ -184,6 +185,46 @@ describe('event export to RabbitMQ and NATS JetStream (real servers)', function 
       await waitFor(async () => (await exportOf(id)).lag === 0 && (await exportOf(id)).last_error === null, 'the export caught up, its error cleared', 60_000);
     });
   }
+
+  it('counts published and failed messages and the lag on /metrics', async () => {
+    const text = (await t.api('GET', '/metrics', { headers: { authorization: `Bearer ${METRICS}` } })).text;
+    const value = (name: string, sink: string) => Number(new RegExp(`^${name}\\{sink="${sink}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    // The earlier tests published hundreds to each broker, and failed while each was stopped.
+    for (const sink of ['amqp', 'nats']) {
+      expect(value('gateway_export_published_total', sink)).to.be.greaterThan(200);
+      expect(value('gateway_export_failed_total', sink)).to.be.greaterThan(0);
+      expect(value('gateway_export_lag_events', sink)).to.equal(0);
+    }
+    expect(text).to.match(/gateway_export_latency_seconds_bucket\{le="0.05",sink="amqp"\}/);
+  });
+
+  it('an exchange of another type already there: a clear error, retried, the webhook path unaffected', async () => {
+    // An operator's fanout exchange under the name the gateway is told to use.
+    const { connect } = await import('amqplib');
+    const admin = await connect(rabbit.url);
+    const channel = await admin.createChannel();
+    await channel.assertExchange('taken-by-fanout', 'fanout', { durable: true });
+    await admin.close();
+    const other = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', EXPORT_AMQP_URL: rabbit.url, EXPORT_AMQP_EXCHANGE: 'taken-by-fanout', EXPORT_RETRY_MAX_MS: '300' });
+    const hooks = await new Receiver().start();
+    try {
+      const account = await newAccount(other.api);
+      const instance = await newInstance(other.api, account, { webhook: hooks.url, events_subscribe: ['Message'] });
+      expect((await other.api('POST', `/instances/${instance.id}/export`, { token: account.jwt, body: { events: 'Message' } })).status).to.equal(200);
+      const own = await newPhone(other.api, account);
+      const contact = await newPhone(other.api, account);
+      await pairByQr(other.api, account, instance.id, own.phone);
+      await other.api('POST', `/sandbox/phones/${contact.phone}/messages`, { token: account.jwt, body: { to: own.phone, text: 'hello' } });
+      await waitFor(() => hooks.ofType('Message').length === 1, 'the webhook delivered', 60_000);
+      await waitFor(async () => {
+        const s = (await other.api('GET', `/instances/${instance.id}/export`, { token: account.jwt })).body.data;
+        return s.lag === 1 && /taken-by-fanout/.test(String(s.last_error)) && /topic/.test(String(s.last_error));
+      }, 'the export names the exchange and the type it needs', 60_000);
+    } finally {
+      await hooks.stop();
+      await other.stop();
+    }
+  });
 
   it('keeps the webhook path working when a broker refuses the login', async () => {
     const refused = await startTestGateway({

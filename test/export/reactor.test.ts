@@ -52,7 +52,7 @@ describe('export reactor (the outbox from the log)', function () {
     await h.append(`instance-${a.id}`, 'ExportConfigured', { events: ['All'] });
     await h.message(a.id, 'three');
 
-    const docs = await EmbeddedDocumentStore.open(dir);
+    const docs = await EmbeddedDocumentStore.open({ path: dir });
     try {
       await project(h, docs);
       expect(await outbox(docs)).to.deep.equal([
@@ -69,7 +69,7 @@ describe('export reactor (the outbox from the log)', function () {
     const a = await h.instance('', []);
     await h.append(`instance-${a.id}`, 'ExportConfigured', { events: ['Message'] });
     await h.message(a.id, 'one');
-    const docs = await EmbeddedDocumentStore.open(dir);
+    const docs = await EmbeddedDocumentStore.open({ path: dir });
     try {
       await project(h, docs);
       // Published by every sink: the outbox is emptied, the cursor keeps the seq.
@@ -89,7 +89,7 @@ describe('export reactor (the outbox from the log)', function () {
     const a = await h.instance('', []);
     await h.append(`instance-${a.id}`, 'ExportConfigured', { events: ['Message'] });
     await h.message(a.id, 'one');
-    const docs = await EmbeddedDocumentStore.open(dir);
+    const docs = await EmbeddedDocumentStore.open({ path: dir });
     try {
       await project(h, docs, false);
       expect(await outbox(docs)).to.deep.equal([]);
