@@ -1,6 +1,7 @@
 import { benchChats } from './chats.js';
 import { benchDocumentStore } from './document-store.js';
 import { benchEventStore } from './event-store.js';
+import { benchExport } from './export.js';
 import { benchHttp } from './http.js';
 import { benchMedia } from './media.js';
 import { benchRebuild } from './rebuild.js';
@@ -22,6 +23,7 @@ const suites: [string, () => Promise<void>][] = [
   ['rebuild', benchRebuild],
   ['realtime', benchRealtime],
   ['sending', benchSending],
+  ['export', benchExport],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

@@ -88,7 +88,7 @@ export function createExport(deps: ExportDeps, tuning: ExportTuning = {}): Event
         lost: (id) => lanes?.lost(id),
       })
     : null;
-  const meter = exportMeter(deps.registry, () => lanes?.lag() ?? {});
+  const meter = exportMeter(deps.registry, sinks.map((s) => s.kind), () => lanes?.lag() ?? {});
   lanes = new ExportLanes({
     repo,
     sinks,
@@ -130,7 +130,7 @@ export function createExport(deps: ExportDeps, tuning: ExportTuning = {}): Event
 }
 
 /** published, failed, lag and the publish latency on the gateway's registry (a registry of its own when none is given). */
-function exportMeter(registry: Registry | undefined, lag: () => Partial<Record<SinkKind, number>>): ExportMeter {
+function exportMeter(registry: Registry | undefined, kinds: readonly SinkKind[], lag: () => Partial<Record<SinkKind, number>>): ExportMeter {
   const registers = registry ? [registry] : [];
   const published = new Counter({ name: 'gateway_export_published_total', help: 'Events published to a broker and confirmed by it, by sink', labelNames: ['sink'], registers });
   const failed = new Counter({ name: 'gateway_export_failed_total', help: 'Export publishes that failed (retried, or passed over when refused for good), by sink', labelNames: ['sink'], registers });
@@ -151,6 +151,11 @@ function exportMeter(registry: Registry | undefined, lag: () => Partial<Record<S
       for (const [sink, n] of Object.entries(lag())) this.set({ sink }, n);
     },
   });
+  // Every configured sink shows from the first scrape, at 0 until something happens.
+  for (const sink of kinds) {
+    published.inc({ sink }, 0);
+    failed.inc({ sink }, 0);
+  }
   return {
     published(sink, count, eventTimesMs) {
       published.inc({ sink }, count);
