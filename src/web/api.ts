@@ -119,6 +119,15 @@ export interface WebhookSettings {
   secret: string;
 }
 
+/** GET /instances/{id}/export. */
+export interface ExportState {
+  events: string;
+  lag: number;
+  last_published_seq: number;
+  last_error: string | null;
+  sinks: { sink: 'amqp' | 'nats'; connected: boolean; lag: number; last_published_seq: number; last_error: string | null; last_error_at: string | null }[];
+}
+
 /** The spec's event types, in its table's order. */
 export const EVENT_TYPES = [
   'Connected',

@@ -86,6 +86,19 @@ describe('docker-compose.yml: EventStoreDB, a MongoDB replica set, two gateway n
     for (const v of ['gateway-keys', 'gateway-1-data', 'gateway-2-data']) expect(compose.volumes).to.have.property(v);
   });
 
+  it('points both nodes at the RabbitMQ and NATS services for the event export', () => {
+    expect(services.rabbitmq?.image).to.match(/^rabbitmq:/);
+    expect(services.nats?.image).to.match(/^nats:/);
+    expect([services.nats?.command ?? []].flat()).to.include('-js');
+    for (const n of NODES) {
+      expect(new URL(env(n).EXPORT_AMQP_URL as string).hostname).to.equal('rabbitmq');
+      expect(new URL(env(n).EXPORT_NATS_URL as string).hostname).to.equal('nats');
+      expect(node(n).depends_on).to.deep.include({ rabbitmq: { condition: 'service_healthy' }, nats: { condition: 'service_healthy' } });
+    }
+    const amqp = new URL(env('gateway-1').EXPORT_AMQP_URL as string);
+    expect(services.rabbitmq?.environment).to.deep.include({ RABBITMQ_DEFAULT_USER: amqp.username, RABBITMQ_DEFAULT_PASS: amqp.password });
+  });
+
   it('puts the proxy in front of both nodes, waiting for them to be healthy', () => {
     const proxy = services.proxy as Service;
     expect(proxy.depends_on).to.deep.equal(Object.fromEntries(NODES.map((n) => [n, { condition: 'service_healthy' }])));

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { ExportSettings } from '../components/export-settings.js';
 import { HelpdeskSettings } from '../components/helpdesk-settings.js';
 import { History } from '../components/history.js';
 import { Stats } from '../components/stats.js';
@@ -68,6 +69,7 @@ export function InstancePage({ id }: { id: string }) {
           {live && sandbox && <SandboxPhones instanceId={instance.id} live={live} />}
           <WebhookSettings instanceId={instance.id} />
           {live && <DeliveryLog instanceId={instance.id} live={live} />}
+          <ExportSettings instanceId={instance.id} />
           <HelpdeskSettings instanceId={instance.id} />
           <Stats instanceId={instance.id} />
           <History instanceId={instance.id} />
