@@ -131,7 +131,7 @@ async function plainNats(url: string, body: Buffer, count: number, counter: Coun
   const started = performance.now();
   for (let sent = 0; sent < count; ) {
     const n = Math.min(WINDOW, count - sent);
-    await Promise.all(Array.from({ length: n }, (_, i) => js.publish(`${PREFIX}.plain.Message`, body, { msgID: `plain-${started}-${sent + i}` })));
+    await Promise.all(Array.from({ length: n }, (_, i) => js.publish(`${PREFIX}.plain.Message`, body, { msgID: `plain-${started}-${sent + i}`, timeout: 60_000 })));
     sent += n;
   }
   await until('the plain NATS loop consumed', () => counter.count >= count);

@@ -1,6 +1,7 @@
 import type { Clock } from '../infra/clock.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { LaneOwnership } from '../webhooks/dispatch/lane-claims.js';
+import type { OutcomeWriter } from '../webhooks/dispatch/outcome-writer.js';
 import { signedHeaders } from '../webhooks/signing.js';
 import type { SinkKind } from './documents.js';
 import type { ExportKeys } from './export-keys.js';
@@ -15,6 +16,8 @@ export interface ExportMeter {
 
 export interface ExportLanesOptions {
   repo: ExportRepo;
+  /** Commits the lanes' progress in batches: what every lane confirmed meanwhile goes in one transaction. */
+  writer: OutcomeWriter;
   sinks: readonly Sink[];
   keys: ExportKeys;
   clock: Clock;
@@ -37,6 +40,10 @@ interface SinkLane {
   cursor: number | null;
   /** The highest seq known to be in the outbox (for the lag). */
   head: number;
+  /** The lane's progress write not yet committed: at most one, so a crash repeats at most two batches. */
+  writing: Promise<void> | null;
+  /** The store has every entry up to here pruned by the idle sweep of this lane (the range delete is done once per idle spell). */
+  pruned: number;
   running: boolean;
   again: boolean;
   attempt: number;
@@ -77,6 +84,7 @@ export class ExportLanes {
     clearInterval(this.timer);
     for (const lanes of this.lanes.values()) for (const lane of lanes.values()) clearTimeout(lane.retryTimer);
     await Promise.all(this.running);
+    await this.o.writer.drain();
   }
 
   /** The reactor committed new entries for these instances (a hint to read, with several nodes). */
@@ -129,7 +137,7 @@ export class ExportLanes {
     let lanes = this.lanes.get(instanceId);
     if (!lanes) this.lanes.set(instanceId, (lanes = new Map()));
     let lane = lanes.get(sink.kind);
-    if (!lane) lanes.set(sink.kind, (lane = { instanceId, sink, cursor: null, head: 0, running: false, again: false, attempt: 0, retryTimer: undefined }));
+    if (!lane) lanes.set(sink.kind, (lane = { instanceId, sink, cursor: null, head: 0, pruned: 0, writing: null, running: false, again: false, attempt: 0, retryTimer: undefined }));
     return lane;
   }
 
@@ -167,6 +175,14 @@ export class ExportLanes {
       const entries = await repo.after(instanceId, lane.cursor, this.o.batch);
       if (entries.length === 0) {
         lane.head = Math.max(lane.head, lane.cursor);
+        // Idle: entries every sink has published and no lane removed (a sink's cursor was not
+        // known when it published them) go now, once per idle spell.
+        const prunable = this.prunable(instanceId);
+        if (prunable !== null && prunable > lane.pruned) {
+          lane.pruned = prunable;
+          await this.o.writer.drain();
+          await repo.prune(instanceId, prunable);
+        }
         return;
       }
       lane.head = Math.max(lane.head, (entries.at(-1) as { seq: number }).seq);
@@ -186,6 +202,8 @@ export class ExportLanes {
         body: Buffer.from(e.body, 'utf8'),
         headers: signedHeaders(key, e._id, timestamp, e.body),
       }));
+      // One progress write in flight per lane: what a crash can make a sink publish again stays bounded.
+      await lane.writing;
       const outcome = await sink.publish(messages);
       const failure = outcome.failure;
       // A message refused for good is passed over, recorded as failed: it must not hold the lane.
@@ -200,7 +218,19 @@ export class ExportLanes {
       if (passed > 0) {
         const published = (entries[passed - 1] as { seq: number }).seq;
         lane.cursor = published;
-        await repo.progress(sink.kind, instanceId, published, error, this.o.clock.now().toISOString(), this.prunable(instanceId));
+        // Entries the other sinks have published too are this lane's to remove.
+        const others = this.prunable(instanceId);
+        const done = others === null ? [] : entries.slice(0, passed).filter((e) => e.seq <= others).map((e) => e._id);
+        // Not waited for: the next batch is read and published meanwhile (the cursor in memory
+        // says where the lane is; the stored one may trail it, which after a crash means a
+        // message published again, never one lost).
+        const ops = repo.progressOps(sink.kind, instanceId, published, error, this.o.clock.now().toISOString(), done);
+        lane.writing = new Promise<void>((resolve) =>
+          this.o.writer.write(ops, (committed) => {
+            if (!committed) this.o.logger.warn({ instanceId, sink: sink.kind }, 'export progress not recorded; a restart would publish those messages again');
+            resolve();
+          }),
+        );
         this.o.meter.published(sink.kind, outcome.published, entries.slice(0, outcome.published).map((e) => e.at_ms));
       }
       if (failure && !failure.permanent) {

@@ -36,9 +36,10 @@ export class ExportRepo {
 
   /**
    * Moves a sink's cursor (never back: `$max`, should a node that lost the lane write late) with
-   * the error it met, if any, and removes the entries every sink has published, in one batch.
+   * the error it met, if any, and removes the entries every sink has published (by id: a range
+   * delete walks far more of the store), as one batch of ops for the caller to commit.
    */
-  async progress(sink: SinkKind, instanceId: string, publishedSeq: number, error: string | null, nowIso: string, pruneUpTo: number | null): Promise<void> {
+  progressOps(sink: SinkKind, instanceId: string, publishedSeq: number, error: string | null, nowIso: string, done: readonly string[]): WriteOp[] {
     const ops: WriteOp[] = [
       {
         collection: EXPORT_CURSORS,
@@ -51,8 +52,13 @@ export class ExportRepo {
         upsert: true,
       },
     ];
-    if (pruneUpTo !== null && pruneUpTo > 0) ops.push({ collection: EXPORT_OUTBOX, op: 'deleteMany', filter: { instance_id: instanceId, seq: { $lte: pruneUpTo } } });
-    await this.docs.batch(ops);
+    if (done.length > 0) ops.push({ collection: EXPORT_OUTBOX, op: 'deleteMany', filter: { _id: { $in: [...done] } } });
+    return ops;
+  }
+
+  /** Removes whatever every sink has published up to `seq` (a lane gone idle: the few entries left). */
+  async prune(instanceId: string, seq: number): Promise<void> {
+    await this.docs.collection(EXPORT_OUTBOX).deleteMany({ instance_id: instanceId, seq: { $lte: seq } });
   }
 
   /** A failure with nothing published: the cursor stays, the error is shown. */

@@ -7,6 +7,7 @@ import type { DocumentStore } from '../infra/docstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
 import { everyLane, LaneLeases } from '../webhooks/dispatch/lane-claims.js';
+import { OutcomeWriter } from '../webhooks/dispatch/outcome-writer.js';
 import type { SinkKind } from './documents.js';
 import { ExportKeys } from './export-keys.js';
 import { ExportLanes, type ExportMeter } from './export-lanes.js';
@@ -33,7 +34,7 @@ export interface ExportDeps {
 
 /** Knobs with production defaults; tests and the bench turn them. */
 export interface ExportTuning {
-  /** Messages one lane has in flight; what a crash can make AMQP publish again, per instance. */
+  /** Messages one lane publishes at once; a crash can make AMQP publish up to two batches again, per instance. */
   batch?: number;
 }
 
@@ -91,6 +92,7 @@ export function createExport(deps: ExportDeps, tuning: ExportTuning = {}): Event
   const meter = exportMeter(deps.registry, sinks.map((s) => s.kind), () => lanes?.lag() ?? {});
   lanes = new ExportLanes({
     repo,
+    writer: new OutcomeWriter(docs, logger),
     sinks,
     keys,
     clock,

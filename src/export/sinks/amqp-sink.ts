@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { connect, type ChannelModel, type ConfirmChannel, type RecoveringChannelModel } from 'amqplib';
 import type { Logger } from '../../infra/logging/logger.js';
 import { describeError, type ExportMessage, type PublishOutcome, type Sink } from './port.js';
@@ -79,6 +80,8 @@ export class AmqpSink implements Sink {
 
   private async setUp(connection: ChannelModel): Promise<void> {
     const channel = await connection.createConfirmChannel();
+    // Every lane publishing on it waits for its drain or close.
+    setMaxListeners(0, channel);
     // A channel error with no listener would throw out of the process.
     channel.on('error', (err: Error) => {
       this.error = describeError(err);
