@@ -123,11 +123,12 @@ export class AmqpSink implements Sink {
     try {
       for (const m of messages) {
         if (closed) break;
-        let written = true;
         confirms.push(
           new Promise<Error | null>((resolve) => {
             try {
-              written = channel.publish(
+              // A batch is bounded (the lanes' batch size), so amqplib's buffer is too: its
+              // `false` (buffer above the high-water mark) is not waited on per message.
+              channel.publish(
                 this.o.exchange,
                 `${m.instanceId}.${m.type}`,
                 m.body,
@@ -147,12 +148,6 @@ export class AmqpSink implements Sink {
             }
           }),
         );
-        // The channel's buffer is full: wait for it to drain (or close) before writing more.
-        if (!written) await new Promise<void>((resolve) => {
-          const done = () => (channel.off('drain', done), channel.off('close', done), resolve());
-          channel.on('drain', done);
-          channel.on('close', done);
-        });
       }
       const outcomes = await withTimeout(Promise.all(confirms), this.o.confirmTimeoutMs ?? 30_000);
       if (outcomes === 'timeout') return { published: 0, failure: { message: 'the broker did not confirm in time', permanent: false } };
