@@ -1,9 +1,19 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, callData, EVENT_TYPES, messageOf, type ExportState } from '../api.js';
+import type { LiveStream } from '../live/stream.js';
+import { useLiveRead } from '../live/use-live.js';
 import { Alert, Notice } from './notices.js';
 
+/** While the stream is down, the export is read this often. */
+const FALLBACK_MS = 5000;
+/** A broker that is down or behind changes without an event on the stream: looked at this often, only then. */
+const TROUBLE_MS = 5000;
+
+const exporting = (state: ExportState | null) => !!state && state.sinks.length > 0 && state.events !== '';
+const troubled = (state: ExportState | null) => exporting(state) && state!.sinks.some((s) => !s.connected || s.lag > 0);
+
 /** The instance's event export to the gateway's brokers: its event types and how far each broker is. */
-export function ExportSettings({ instanceId }: { instanceId: string }) {
+export function ExportSettings({ instanceId, live }: { instanceId: string; live: LiveStream }) {
   const [state, setState] = useState<ExportState | null>(null);
   const [events, setEvents] = useState<Set<string>>(new Set());
   const [error, setError] = useState<string | null>(null);
@@ -13,14 +23,36 @@ export function ExportSettings({ instanceId }: { instanceId: string }) {
     setState(next);
     setEvents(new Set(next.events.split(',').filter(Boolean)));
   };
-  const refresh = () => callData<ExportState>('GET', `/instances/${instanceId}/export`).then(setState, () => undefined);
+
+  // The first read sets the chosen types; later ones only how far the brokers are.
+  const loaded = useRef(false);
+  const read = useLiveRead(
+    live,
+    {
+      read: async () => {
+        try {
+          const next = await callData<ExportState>('GET', `/instances/${instanceId}/export`);
+          if (loaded.current) setState(next);
+          else load(next);
+          loaded.current = true;
+        } catch (err) {
+          if (!loaded.current) setError(messageOf(err));
+        }
+      },
+      // Every event the instance has moves the export's lag while it exports.
+      wants: () => exporting(stateRef.current),
+      fallbackMs: FALLBACK_MS,
+    },
+    [instanceId],
+  );
+  const stateRef = useRef(state);
+  stateRef.current = state;
 
   useEffect(() => {
-    callData<ExportState>('GET', `/instances/${instanceId}/export`).then(load, (err) => setError(messageOf(err)));
-    // Lag and errors move while the page is open.
-    const timer = setInterval(() => void refresh(), 5000);
-    return () => clearInterval(timer);
-  }, [instanceId]);
+    if (!troubled(state)) return;
+    const timer = setTimeout(read, TROUBLE_MS);
+    return () => clearTimeout(timer);
+  }, [state]);
 
   const toggle = (name: string, on: boolean) => {
     const next = new Set(events);

@@ -69,7 +69,7 @@ export function InstancePage({ id }: { id: string }) {
           {live && sandbox && <SandboxPhones instanceId={instance.id} live={live} />}
           <WebhookSettings instanceId={instance.id} />
           {live && <DeliveryLog instanceId={instance.id} live={live} />}
-          <ExportSettings instanceId={instance.id} />
+          {live && <ExportSettings instanceId={instance.id} live={live} />}
           <HelpdeskSettings instanceId={instance.id} />
           <Stats instanceId={instance.id} />
           <History instanceId={instance.id} />
