@@ -9,6 +9,7 @@ import { LIVE_INSTANCE } from './middleware/forward-to-owner.js';
 import type { RateLimits } from './middleware/rate-limits.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { boundedParams, checkDepth, Validator } from './validation.js';
+import { invalidInput } from '../domain/errors.js';
 
 /** What a route without a query schema receives as its query. */
 const NO_INPUT = Object.freeze({});
@@ -63,7 +64,7 @@ export function buildRouter(
 
     /** What this node does with the request: parse, validate, run the handler (once, when idempotent). */
     const local = async (ctx: Context, principal: Principal | undefined, instance: RouteInput<unknown, unknown, unknown>['instance'] | undefined, pathParams: Record<string, string>) => {
-      if (takesBody) await parser(ctx, async () => undefined);
+      if (takesBody) await readBody(parser, ctx);
       if (takesBody) checkDepth(ctx.request.body);
       const input = {
         body: body ? body.parse(ctx.request.body ?? {}) : undefined,
@@ -95,4 +96,19 @@ export function buildRouter(
     };
   }
   return router;
+}
+
+/**
+ * Runs the body parser. What it throws is about the bytes the client sent: statuses it set (413,
+ * 415, malformed JSON) are kept; anything else (a zlib or brotli stream that is not one, cut
+ * short, or an aborted upload) is the body's fault too, so it is a 400, never a 500.
+ */
+async function readBody(parser: Middleware, ctx: Context): Promise<void> {
+  try {
+    await parser(ctx, async () => undefined);
+  } catch (err) {
+    const status = (err as { status?: unknown }).status;
+    if (typeof status === 'number' && status >= 400 && status < 500) throw err;
+    throw invalidInput('body', 'could not be decoded as its content-encoding says');
+  }
 }
