@@ -53,7 +53,10 @@ export class RealtimeServer {
   /** Takes the upgrades of this route; others are left to whoever else listens (none: they close). */
   attach(server: Server): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      void this.upgrade(req, socket, head).catch((err: unknown) => refuse(socket, err));
+      void this.upgrade(req, socket, head).catch((err: unknown) => {
+        if (toHttpError(err).status >= 500) this.o.logger.error({ err }, 'realtime upgrade failed');
+        refuse(socket, err);
+      });
     });
   }
 
@@ -72,7 +75,7 @@ export class RealtimeServer {
     const url = new URL(req.url ?? '/', 'http://gateway');
     const match = PATH.exec(url.pathname);
     if (!match) throw new DomainError('not_found', 'no such route');
-    const instanceId = decodeURIComponent(match[1] as string);
+    const instanceId = decodedSegment(match[1] as string);
     const types = typesOf(url.searchParams.get('types'));
     const afterSeq = afterSeqOf(url.searchParams.get('after_seq'));
     const queryToken = url.searchParams.get('access_token');
@@ -88,8 +91,21 @@ export class RealtimeServer {
     }
     // Without after_seq the stream starts live: at the head of the instance's session stream.
     const start = afterSeq ?? (await this.headSeq(instanceId));
+    // The client may have gone while the credential was checked: nothing to count then.
+    if (socket.destroyed) return;
+    // Counted before the handshake (two upgrades at once must not both pass the cap), and given
+    // back when the socket closes without becoming a stream: ws aborts a handshake it refuses
+    // (a bad version or key) by closing the socket, and never calls back.
+    const release = () => {
+      const left = (this.perAccount.get(accountId) ?? 1) - 1;
+      if (left > 0) this.perAccount.set(accountId, left);
+      else this.perAccount.delete(accountId);
+    };
     this.perAccount.set(accountId, (this.perAccount.get(accountId) ?? 0) + 1);
+    socket.once('close', release);
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      // A stream now: its own close gives the place back.
+      socket.off('close', release);
       const stream = new RealtimeStream(ws, instanceId, this.o.store, types, start, this.limits, this.o.logger, this.o.now ?? Date.now);
       this.streams.add(stream);
       const unlisten = this.o.hub.listen(instanceId, (event) => stream.live(event));
@@ -97,9 +113,7 @@ export class RealtimeServer {
         stream.markClosed();
         unlisten();
         this.streams.delete(stream);
-        const left = (this.perAccount.get(accountId) ?? 1) - 1;
-        if (left > 0) this.perAccount.set(accountId, left);
-        else this.perAccount.delete(accountId);
+        release();
       });
       ws.on('error', () => ws.terminate());
       stream.begin();
@@ -122,6 +136,15 @@ export class RealtimeServer {
   private async headSeq(instanceId: string): Promise<number> {
     const [last] = await this.o.store.readStream(`session-${instanceId}`, { direction: 'backwards', maxCount: 1 });
     return last ? Number(last.revision) + 1 : 0;
+  }
+}
+
+/** The path's instance id, decoded; bad percent-encoding is the client's error. */
+function decodedSegment(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidInput('id', 'bad percent-encoding');
   }
 }
 
