@@ -61,6 +61,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   bodyLimit?: number;
   /** Hand the handler the body's exact text too, as `rawBody` (signed callbacks and webhooks). */
   rawBody?: boolean;
+  /** The path itself is a credential (an unguessable callback path): the access log names the template, never the path. */
+  secretPath?: boolean;
   /** Success answer; error answers are added from `errors`. */
   response: ResponseSpec & { status?: number };
   /** Error statuses this route can answer besides the auth ones. */

@@ -48,6 +48,7 @@ export function buildRouter(
     router[route.method](koaPath, async (ctx: Context) => {
       // The template, not the path: metrics group requests by it.
       ctx.state.route = route.path;
+      if (route.secretPath) ctx.state.secretPath = true;
       // Path ids are checked before anything is looked up with them: their shape says nothing
       // about which instances exist, and an unbounded id must never reach a store's index.
       const pathParams = params ? (params.parse(boundedParams(ctx.params)) as Record<string, string>) : boundedParams(ctx.params);

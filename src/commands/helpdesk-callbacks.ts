@@ -28,7 +28,7 @@ type Body = {
   sender?: { name?: unknown; type?: unknown };
   conversation?: { id?: unknown; status?: unknown; contact_inbox?: { source_id?: unknown }; meta?: { sender?: { identifier?: unknown; phone_number?: unknown } } };
   inbox?: { id?: unknown };
-  attachments?: { file_type?: unknown; data_url?: unknown }[];
+  attachments?: unknown;
 };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -75,9 +75,11 @@ export class HelpdeskCallbacks {
     if (typeof body.id !== 'number' || conversationId === null) return null;
     if (config.inbox_id === null || body.inbox?.id !== config.inbox_id) return null;
     if (str(body.source_id)?.startsWith('WAID:')) return null;
-    const attachments = (Array.isArray(body.attachments) ? body.attachments : []).flatMap((a) =>
-      typeof a.data_url === 'string' ? [{ file_type: str(a.file_type) ?? 'file', data_url: a.data_url }] : [],
-    );
+    // Anything in the list that is not an attachment object (null, a number) is skipped, not dereferenced.
+    const attachments = (Array.isArray(body.attachments) ? (body.attachments as unknown[]) : []).flatMap((a) => {
+      const { file_type, data_url } = typeof a === 'object' && a !== null ? (a as { file_type?: unknown; data_url?: unknown }) : {};
+      return typeof data_url === 'string' ? [{ file_type: str(file_type) ?? 'file', data_url }] : [];
+    });
     const content = str(body.content) ?? '';
     if (content === '' && attachments.length === 0) return null;
     return {

@@ -3,8 +3,10 @@ import { MethodNotAllowed } from '../errors.js';
 import type { AnyRoute } from '../route.js';
 
 interface PathPattern {
+  template: string;
   pattern: RegExp;
   methods: Set<string>;
+  secretPath: boolean;
 }
 
 export interface MethodChecks {
@@ -24,8 +26,9 @@ export interface MethodChecks {
 export function methodChecks(routes: readonly AnyRoute[]): MethodChecks {
   const byPath = new Map<string, PathPattern>();
   for (const route of routes) {
-    const entry = byPath.get(route.path) ?? { pattern: patternOf(route.path), methods: new Set<string>() };
+    const entry = byPath.get(route.path) ?? { template: route.path, pattern: patternOf(route.path), methods: new Set<string>(), secretPath: false };
     entry.methods.add(route.method.toUpperCase());
+    if (route.secretPath) entry.secretPath = true;
     if (route.method === 'get') entry.methods.add('HEAD');
     byPath.set(route.path, entry);
   }
@@ -40,7 +43,12 @@ export function methodChecks(routes: readonly AnyRoute[]): MethodChecks {
     },
     fallback: (ctx, next) => {
       const allow = new Set<string>();
-      for (const { pattern, methods } of patterns) if (pattern.test(ctx.path)) for (const m of methods) allow.add(m);
+      for (const { template, pattern, methods, secretPath } of patterns) {
+        if (!pattern.test(ctx.path)) continue;
+        for (const m of methods) allow.add(m);
+        // Even with the wrong method, a path that is a credential is logged as its template only.
+        if (secretPath) Object.assign(ctx.state, { route: template, secretPath: true });
+      }
       if (allow.size > 0 && !allow.has(ctx.method)) throw new MethodNotAllowed([...allow].sort());
       return next();
     },

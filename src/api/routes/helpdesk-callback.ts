@@ -19,6 +19,7 @@ export function helpdeskCallbackRoutes(callbacks: HelpdeskCallbacks) {
       auth: 'public',
       params: CallbackParams,
       rawBody: true,
+      secretPath: true,
       response: { description: 'received (stored when it is an answer to send)', schema: CallbackAnswer },
       errors: [401, 404],
       handler: async ({ params, rawBody, koa, requestId }) => {
