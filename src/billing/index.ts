@@ -8,6 +8,7 @@ import { BillingTimer } from './billing-timer.js';
 import { chooseBillingProvider } from './choose-provider.js';
 import { DueTimesProjection } from './due-times.js';
 import type { BillingProvider } from './provider.js';
+import { SeenStripeEvents } from './stripe/seen-events.js';
 import { StripeWebhook } from './stripe/stripe-webhook.js';
 
 export { checkBillingConfig } from './choose-provider.js';
@@ -52,7 +53,7 @@ export function createBilling(deps: { config: Config; docs: DocumentStore; clock
     },
     stripeWebhook(record) {
       if (!choice.stripe) return null;
-      return new StripeWebhook(choice.stripe.client, choice.stripe.webhookSecret, clock, settings.graceDays * DAY_MS, record);
+      return new StripeWebhook(choice.stripe.client, choice.stripe.webhookSecret, clock, settings.graceDays * DAY_MS, record, new SeenStripeEvents(docs, clock));
     },
     stop: async () => timer?.stop(),
   };

@@ -60,7 +60,10 @@ export class HelpdeskCallbacks {
     if (typeof body !== 'object' || body === null || !config.enabled) return 'ignored';
     const conversationId = typeof body.conversation?.id === 'number' ? body.conversation.id : null;
     if (body.event === 'conversation_status_changed' && conversationId !== null && typeof body.status === 'string') {
-      await this.append(config, `status:${conversationId}:${body.status}:${requestId}`, 'HelpdeskConversationStatusChanged', { conversation_id: conversationId, status: body.status }, requestId);
+      // Keyed by the body, not the request: the same callback sent again (a retry, a replay within
+      // the signature's tolerance) is the same event; a later change has another body.
+      const delivery = createHash('sha256').update(raw).digest('hex');
+      await this.append(config, `status:${conversationId}:${delivery}`, 'HelpdeskConversationStatusChanged', { conversation_id: conversationId, status: body.status }, requestId);
       return 'stored';
     }
     const reply = this.replyOf(config, body, conversationId);

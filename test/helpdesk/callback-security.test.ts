@@ -67,4 +67,18 @@ describe('helpdesk callback: what a forged, odd or replayed callback can do', fu
     expect(access.every((l) => (l.path ?? l.route) === '/helpdesk/webhook/{path}')).to.equal(true);
     expect(logs.text()).not.to.include(secretPath);
   });
+
+  it('records a status callback replayed three times once; another change is recorded', async () => {
+    const statusChanges = async () => {
+      const res = await t.api('GET', `/instances/${instanceId}/history?types=HelpdeskConversationStatusChanged&limit=100`, { token: owner.jwt });
+      expect(res.status, res.text).to.equal(200);
+      return (res.body.events as any[]).map((e) => e.data.status);
+    };
+    const resolved = { event: 'conversation_status_changed', id: 52, status: 'resolved', conversation: { id: 52, inbox_id: config.inbox_id }, changed_attributes: [{ status: { previous_value: 'open', current_value: 'resolved' } }] };
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    for (let i = 0; i < 3; i++) expect((await signed(resolved, timestamp)).status).to.equal(200);
+    expect(await statusChanges()).to.deep.equal(['resolved']);
+    expect((await signed({ ...resolved, status: 'open', changed_attributes: [{ status: { previous_value: 'resolved', current_value: 'open' } }] })).status).to.equal(200);
+    expect(await statusChanges()).to.deep.equal(['resolved', 'open']);
+  });
 });
