@@ -48,6 +48,9 @@ export function buildRouter(
     router[route.method](koaPath, async (ctx: Context) => {
       // The template, not the path: metrics group requests by it.
       ctx.state.route = route.path;
+      // API answers are per caller, and many carry a secret (tokens, client and webhook secrets):
+      // no cache keeps one. A handler that serves something cacheable says so itself.
+      ctx.set('Cache-Control', 'no-store');
       if (route.secretPath) ctx.state.secretPath = true;
       // Path ids are checked before anything is looked up with them: their shape says nothing
       // about which instances exist, and an unbounded id must never reach a store's index.
