@@ -21,7 +21,8 @@ export function cookieToken(ctx: Partial<Pick<Context, 'cookies' | 'method'>> & 
   if (!ctx.cookies || !ctx.method) return null;
   const token = ctx.cookies.get(SESSION_COOKIE);
   if (!token) return null;
-  if (!READS.has(ctx.method) && ctx.get(CSRF_HEADER) === '') return null;
+  // Exactly the app's value: a header sent at all is the defence, and one value leaves no doubt.
+  if (!READS.has(ctx.method) && ctx.get(CSRF_HEADER) !== '1') return null;
   return token;
 }
 

@@ -19,8 +19,11 @@ export function fromOwnOrigin(req: IncomingMessage, publicUrl: string | undefine
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
   if (publicUrl !== undefined && safeOrigin(publicUrl) === parsed.origin) return true;
+  // The host the request was sent to, with the scheme it came in on: the same host over another
+  // scheme is another origin (a plain-http page must not open the https gateway's stream).
   const host = req.headers.host;
-  return typeof host === 'string' && host !== '' && parsed.host === host.toLowerCase();
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted === true ? 'https:' : 'http:';
+  return typeof host === 'string' && host !== '' && parsed.protocol === scheme && parsed.host === host.toLowerCase();
 }
 
 function safeOrigin(url: string): string | null {

@@ -3,7 +3,8 @@ import { FormatRegistry } from '@sinclair/typebox';
 
 // TypeBox checks no string formats until they are registered; these are the ones routes use.
 FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v));
-FormatRegistry.Set('email', (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v) && v.length <= 254);
+// No white space and no control or format characters (NUL, zero-width): an address is printable.
+FormatRegistry.Set('email', (v) => /^[^\s@\p{Cc}\p{Cf}]+@[^\s@\p{Cc}\p{Cf}]+\.[^\s@\p{Cc}\p{Cf}]+$/u.test(v) && v.length <= 254);
 FormatRegistry.Set('uri', (v) => {
   try {
     const url = new URL(v);

@@ -142,6 +142,8 @@ export function checkOutboundUrl(raw: string, allowPrivate: boolean): UrlVerdict
   if (isIP(host)) {
     return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: 'must not target a private, loopback or link-local address' };
   }
-  if (BLOCKED_NAMES.test(host) || !host.includes('.')) return { ok: false, reason: 'must name a public host' };
+  // A fully qualified name may end in dots (`localhost.`): the rules apply to the name without them.
+  const name = host.replace(/\.+$/, '');
+  if (BLOCKED_NAMES.test(name) || !name.includes('.')) return { ok: false, reason: 'must name a public host' };
   return { ok: true, url };
 }
