@@ -60,9 +60,9 @@ export class RealtimeServer {
     });
   }
 
-  /** The streams' socket buffers, for tests and metrics. */
-  stats(): { streams: number; bufferedBytes: number[] } {
-    return { streams: this.streams.size, bufferedBytes: [...this.streams].map((s) => s.buffered) };
+  /** The streams' socket buffers and how often each stopped at the high water mark, for tests and metrics. */
+  stats(): { streams: number; bufferedBytes: number[]; pressure: RealtimeStream['pressure'][] } {
+    return { streams: this.streams.size, bufferedBytes: [...this.streams].map((s) => s.buffered), pressure: [...this.streams].map((s) => s.pressure) };
   }
 
   async close(): Promise<void> {

@@ -33,6 +33,10 @@ export class RealtimeStream {
   private reading = false;
   private behind = false;
   private closed = false;
+  /** Times the socket reached the high water mark and the stream stopped sending (see `pressure`). */
+  private pauses = 0;
+  /** The most bytes the socket held right after a send. */
+  private peakBuffered = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -82,6 +86,15 @@ export class RealtimeStream {
   /** Bytes the socket holds for this client (the measure of a client that does not read). */
   get buffered(): number {
     return this.ws.bufferedAmount;
+  }
+
+  /**
+   * How the stream met a client that does not read: the times it stopped at the high water mark,
+   * the most the socket held after a send, and the seq it stands at. Measured by the stream
+   * itself, so a test needs neither to sample nor to guess how much the kernel's buffers took.
+   */
+  get pressure(): { pauses: number; peakBuffered: number; cursor: number } {
+    return { pauses: this.pauses, peakBuffered: this.peakBuffered, cursor: this.cursor };
   }
 
   close(code: number, reason: string): void {
@@ -143,6 +156,9 @@ export class RealtimeStream {
     if (this.sent.length === 0) this.lastProgressMs = this.now();
     this.sent.push(seq);
     this.ws.send(rendered.body);
+    const buffered = this.ws.bufferedAmount;
+    if (buffered > this.peakBuffered) this.peakBuffered = buffered;
+    if (buffered >= this.limits.highWaterBytes) this.pauses++;
   }
 
   private onMessage(text: string): void {
