@@ -425,7 +425,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...groupRoutes({ commands: new GroupCommands(manager, groupQueries, groupInvites, rw), groups: groupQueries, sessions, invites: groupInvites }),
     ...accountAdminRoutes({ commands: new AccountSettingsCommands(manager, contactQueries, rw), contacts: contactQueries, sessions, manager }),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
-    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
+    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events)), findMessage),
     ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
     ...(choice.sandbox ? sandboxFarEndRoutes(choice.sandbox) : []),
     ...webhookDeliveryRoutes(webhooks.log),

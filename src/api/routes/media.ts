@@ -6,7 +6,14 @@ import { parseMediaRequest } from '../../media/media-request.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
-import { MediaDownloadAnswer, MediaDownloadBody } from '../schemas/media.js';
+import { MediaByMessageBody, MediaDownloadAnswer, MediaDownloadBody } from '../schemas/media.js';
+import { Type } from '@sinclair/typebox';
+import type { NetworkMessage } from '../../domain/session/events.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import type { MediaMetadata } from '../../media/media-request.js';
+
+/** A stored message of the instance as the network carried it (media keys included). */
+export type FindMessage = (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
 
 const KINDS: MediaKind[] = ['image', 'video', 'audio', 'document'];
 
@@ -15,20 +22,41 @@ const KINDS: MediaKind[] = ['image', 'video', 'audio', 'document'];
  * the host no longer has (404/410) is asked for again from the sender's phone, once, when `refresh`
  * is given.
  */
-export function mediaRoutes(downloader: MediaDownloader, refresh?: MediaRefresh): AnyRoute[] {
+export function mediaRoutes(downloader: MediaDownloader, refresh?: MediaRefresh, findMessage?: FindMessage): AnyRoute[] {
+  /** The spec's body as given, or the one a stored message's media makes. */
+  const metadataOf = async (instanceId: string, kind: MediaKind, body: MediaMetadata | { message_id: string }): Promise<MediaMetadata> => {
+    if (!('message_id' in body)) return body;
+    const message = findMessage ? await findMessage(instanceId, body.message_id) : undefined;
+    if (!message) throw notFound(`message ${body.message_id} not found (or its contents are past retention)`);
+    const media = message.media;
+    if (!media) throw invalidInput('message_id', `message ${body.message_id} has no media`);
+    // Stickers are encrypted as images are.
+    const as = media.kind === 'sticker' ? 'image' : media.kind;
+    if (as !== kind) throw invalidInput('message_id', `message ${body.message_id} holds ${media.kind === 'image' ? 'an image' : `a ${media.kind}`}: use download${as}`);
+    return {
+      url: media.url,
+      media_key: media.media_key,
+      mimetype: media.mimetype,
+      file_sha256: media.file_sha256,
+      file_length: media.file_length,
+      ...(media.direct_path ? { direct_path: media.direct_path } : {}),
+      ...(media.file_enc_sha256 ? { file_enc_sha256: media.file_enc_sha256 } : {}),
+    };
+  };
   return KINDS.map((kind) =>
     defineRoute({
       method: 'post',
       path: `/instances/{id}/chat/download${kind}`,
       tag: 'Media',
-      summary: `Download and decrypt the ${kind} of a received message; refuses foreign hosts, oversize files and any MAC or hash mismatch`,
+      summary: `Download and decrypt the ${kind} of a message, from its media fields or by its message_id alone; refuses foreign hosts, oversize files and any MAC or hash mismatch`,
       auth: 'instance',
       liveSession: true,
       params: InstanceIdParams,
-      body: MediaDownloadBody,
+      body: Type.Union([MediaDownloadBody, MediaByMessageBody]),
       response: { description: 'file downloaded', schema: MediaDownloadAnswer },
       errors: [400, 413, 502],
-      handler: async ({ instance, body }) => {
+      handler: async ({ instance, body: given }) => {
+        const body = await metadataOf(instance._id, kind, given);
         const request = parseMediaRequest(kind, body);
         const plain = await downloader.download(request).catch(async (error: unknown) => {
           if (!(error instanceof MediaGoneError) || !refresh) throw error;

@@ -23,6 +23,12 @@ export const MediaDownloadBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** CONTRACT.md, Messages: a stored message's media, by its id alone. */
+export const MediaByMessageBody = Type.Object(
+  { message_id: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'a message of the instance with media of the route\'s kind (a sticker downloads as an image)' }) },
+  { additionalProperties: false },
+);
+
 export const MediaDownloadAnswer = Envelope(
   Type.Object({
     mimetype: Type.String(),
