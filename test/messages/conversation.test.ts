@@ -147,6 +147,9 @@ describe('conversations: a chat by page, a message by id, search, media by id (s
     expect((await api('POST', '/chat/downloadvideo', { message_id: ids.menu })).status).to.equal(400);
     expect((await api('POST', '/chat/downloadimage', { message_id: ids.hello })).status).to.equal(400);
     expect((await api('POST', '/chat/downloadimage', { message_id: 'NOSUCHMESSAGE' })).status).to.equal(404);
+    const mixed = await api('POST', '/chat/downloadimage', { message_id: ids.menu, mimetype: 'image/png' });
+    expect(mixed.status, mixed.text).to.equal(400);
+    expect(mixed.body.error.details.map((d: any) => d.field)).to.deep.equal(['mimetype']);
   });
 
   it('answers bad input with a clear 4xx: limits, a `before` of another chat, empty or huge q, dates out of order, another tenant', async () => {

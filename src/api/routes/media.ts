@@ -6,8 +6,8 @@ import { parseMediaRequest } from '../../media/media-request.js';
 import { envelope } from '../envelope.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { InstanceIdParams } from '../schemas/common.js';
-import { MediaByMessageBody, MediaDownloadAnswer, MediaDownloadBody } from '../schemas/media.js';
-import { Type } from '@sinclair/typebox';
+import { MediaDownloadAnswer, MediaDownloadRequest } from '../schemas/media.js';
+import type { Static } from '@sinclair/typebox';
 import type { NetworkMessage } from '../../domain/session/events.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import type { MediaMetadata } from '../../media/media-request.js';
@@ -16,6 +16,7 @@ import type { MediaMetadata } from '../../media/media-request.js';
 export type FindMessage = (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
 
 const KINDS: MediaKind[] = ['image', 'video', 'audio', 'document'];
+const REQUIRED = ['url', 'media_key', 'mimetype', 'file_sha256', 'file_length'] as const;
 
 /**
  * chat/downloadimage, downloadvideo, downloadaudio, downloaddocument: fetch, verify, decrypt. Media
@@ -24,15 +25,22 @@ const KINDS: MediaKind[] = ['image', 'video', 'audio', 'document'];
  */
 export function mediaRoutes(downloader: MediaDownloader, refresh?: MediaRefresh, findMessage?: FindMessage): AnyRoute[] {
   /** The spec's body as given, or the one a stored message's media makes. */
-  const metadataOf = async (instanceId: string, kind: MediaKind, body: MediaMetadata | { message_id: string }): Promise<MediaMetadata> => {
-    if (!('message_id' in body)) return body;
-    const message = findMessage ? await findMessage(instanceId, body.message_id) : undefined;
-    if (!message) throw notFound(`message ${body.message_id} not found (or its contents are past retention)`);
+  const metadataOf = async (instanceId: string, kind: MediaKind, body: Static<typeof MediaDownloadRequest>): Promise<MediaMetadata> => {
+    const { message_id: messageId, ...given } = body;
+    if (messageId === undefined) {
+      const missing = REQUIRED.find((field) => given[field] === undefined);
+      if (missing) throw invalidInput(missing, `${missing} is required (or message_id alone)`);
+      return given as MediaMetadata;
+    }
+    const extra = Object.keys(given)[0];
+    if (extra !== undefined) throw invalidInput(extra, 'with message_id, no other field');
+    const message = findMessage ? await findMessage(instanceId, messageId) : undefined;
+    if (!message) throw notFound(`message ${messageId} not found (or its contents are past retention)`);
     const media = message.media;
-    if (!media) throw invalidInput('message_id', `message ${body.message_id} has no media`);
+    if (!media) throw invalidInput('message_id', `message ${messageId} has no media`);
     // Stickers are encrypted as images are.
     const as = media.kind === 'sticker' ? 'image' : media.kind;
-    if (as !== kind) throw invalidInput('message_id', `message ${body.message_id} holds ${media.kind === 'image' ? 'an image' : `a ${media.kind}`}: use download${as}`);
+    if (as !== kind) throw invalidInput('message_id', `message ${messageId} holds ${media.kind === 'image' ? 'an image' : `a ${media.kind}`}: use download${as}`);
     return {
       url: media.url,
       media_key: media.media_key,
@@ -52,7 +60,7 @@ export function mediaRoutes(downloader: MediaDownloader, refresh?: MediaRefresh,
       auth: 'instance',
       liveSession: true,
       params: InstanceIdParams,
-      body: Type.Union([MediaDownloadBody, MediaByMessageBody]),
+      body: MediaDownloadRequest,
       response: { description: 'file downloaded', schema: MediaDownloadAnswer },
       errors: [400, 413, 502],
       handler: async ({ instance, body: given }) => {
