@@ -4,6 +4,7 @@ import { benchEventStore } from './event-store.js';
 import { benchExport } from './export.js';
 import { benchHttp } from './http.js';
 import { benchMedia } from './media.js';
+import { benchMessages } from './messages.js';
 import { benchRebuild } from './rebuild.js';
 import { benchRealtime } from './realtime.js';
 import { benchSessions } from './sessions.js';
@@ -17,6 +18,7 @@ const suites: [string, () => Promise<void>][] = [
   ['http', benchHttp],
   ['sessions', benchSessions],
   ['chats', benchChats],
+  ['messages', benchMessages],
   ['media', benchMedia],
   ['webhooks', benchWebhooks],
   ['webhooks latency', benchWebhookLatency],

@@ -61,8 +61,11 @@ import { GroupCommands } from './commands/groups.js';
 import { AccountSettingsCommands } from './commands/account-settings.js';
 import { ContactQueries } from './projections/contacts/contact-queries.js';
 import { findStoredMessage } from './sessions/baileys/stored-messages.js';
-import { messageIndexProjection } from './projections/message-index/message-index-projection.js';
-import { StoredMessages } from './projections/message-index/stored-messages.js';
+import { messagesProjection } from './projections/messages/messages-projection.js';
+import { StoredMessages } from './projections/messages/stored-messages.js';
+import { MessageQueries } from './projections/messages/message-queries.js';
+import { MessageRetention } from './projections/messages/retention-sweep.js';
+import { messageRoutes } from './api/routes/messages.js';
 import { MediaRefresh } from './commands/media-refresh.js';
 import { SessionManager } from './sessions/session-manager.js';
 import { createWebhooks, type WebhookTuning } from './webhooks/index.js';
@@ -95,9 +98,6 @@ import { SendCommands } from './commands/sending/send-commands.js';
 import { SendGate } from './commands/sending/send-gate.js';
 import { Groups as SendGroups } from './commands/sending/recipients.js';
 import { sendingRoutes } from './api/routes/sending.js';
-import { ownMessageRoutes } from './api/routes/own-messages.js';
-import { ownMessagesProjection } from './projections/own-messages/own-messages-projection.js';
-import { OwnMessageQueries } from './projections/own-messages/own-message-queries.js';
 import { Ffmpeg } from './media/outgoing/ffmpeg.js';
 import { MediaInputs } from './media/outgoing/media-input.js';
 import { MediaPreparer } from './media/outgoing/prepare-media.js';
@@ -222,9 +222,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     helpdeskProjection,
     bridgeOutbox,
     sendQueue,
-    messageIndexProjection,
+    messagesProjection,
     scheduledSendsModel,
-    ownMessagesProjection(),
     ...webhooks.projections,
     ...eventExport.projections,
     ...auditProjections(),
@@ -244,6 +243,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     : runnerFor('writing');
   await projections.start();
   await webhooks.start();
+  // Message contents past SESSION_RETENTION_DAYS leave the conversations read model as they leave the log.
+  const messageRetention = new MessageRetention({ docs: backends.docs, clock, logger: logger.child({ module: 'messages' }), retentionDays: config.SESSION_RETENTION_DAYS, intervalMs: 5 * 60_000, batch: 500 });
+  messageRetention.start();
   await eventExport.start();
   // `npm run rebuild` while serving: asked over a socket in DATA_DIR that only its owner can open.
   const rebuilds = await serveRebuilds({
@@ -417,13 +419,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...chatListRoutes({ groups: groupQueries, chats: chatQueries, sessions, accounts: accountQueries, invites: groupInvites, clock }),
     ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids }), sendCommands),
     ...sendingRoutes(sendCommands, { mediaMaxBytes: config.MEDIA_MAX_BYTES }),
-    ...ownMessageRoutes(new OwnMessageQueries(backends.docs)),
+    ...messageRoutes(new MessageQueries(backends.docs)),
     ...contactRoutes(manager),
     // After group/list and contacts/check, which their /{jid} routes would otherwise take.
     ...groupRoutes({ commands: new GroupCommands(manager, groupQueries, groupInvites, rw), groups: groupQueries, sessions, invites: groupInvites }),
     ...accountAdminRoutes({ commands: new AccountSettingsCommands(manager, contactQueries, rw), contacts: contactQueries, sessions, manager }),
     ...chatActionRoutes(new ChatActionCommands(manager, recorder, chatQueries, rw, clock)),
-    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events))),
+    ...mediaRoutes(mediaDownloader, new MediaRefresh(manager, findStoredMessage(backends.events)), findMessage),
     ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
     ...(choice.sandbox ? sandboxFarEndRoutes(choice.sandbox) : []),
     ...webhookDeliveryRoutes(webhooks.log),
@@ -514,6 +516,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await manager.shutdown();
       await ownership?.stop();
       await webhooks.stop();
+      await messageRetention.stop();
       await eventExport.stop();
       await outcomes.flush();
       await rebuilds.close();

@@ -5,6 +5,8 @@ import { GROUPS, groupsProjection, LID_MAP } from '../projections/groups/groups-
 import { CONTACTS, contactsProjection, LABELS } from '../projections/contacts/contacts-projection.js';
 import { HISTORY, historyProjection } from '../projections/history/history-projection.js';
 import { INSTANCES, instancesProjection } from '../projections/instances/instances-projection.js';
+import { MESSAGES } from '../projections/messages/message-doc.js';
+import { messagesProjection } from '../projections/messages/messages-projection.js';
 import type { Projection } from '../projections/projection.js';
 import { SESSION_STATUS, sessionsProjection } from '../projections/sessions/sessions-projection.js';
 import { STATS, STATS_SESSIONS, StatsProjection } from '../projections/stats/stats-projection.js';
@@ -47,6 +49,8 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
   { name: 'contacts', staged: true, collections: [CONTACTS, LABELS], projection: () => contactsProjection },
   { name: 'chats', staged: true, ownThread: true, collections: [CHATS], projection: () => chatsProjection },
+  // One document per message, updated by receipts, reactions and edits: written as it goes, like history.
+  { name: 'messages', staged: false, collections: [MESSAGES], projection: () => messagesProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
 ];

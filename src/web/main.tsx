@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, call, messageOf, type Account } from './api.js';
 import { AccountPage } from './pages/account.js';
 import { InstancePage } from './pages/instance.js';
+import { ConversationsPage } from './pages/conversations.js';
 import { InstancesPage } from './pages/instances.js';
 import { SignInPage } from './pages/sign-in.js';
 import { go, hrefOf, onLink, useRoute } from './router.js';
@@ -48,6 +49,7 @@ function App() {
       />
     );
   } else if (route.view === 'instance') page = <InstancePage id={route.id} />;
+  else if (route.view === 'conversations') page = <ConversationsPage id={route.id} />;
   else if (route.view === 'account') page = <AccountPage />;
   else page = <InstancesPage />;
 

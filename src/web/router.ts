@@ -9,9 +9,12 @@ export type Route =
   | { view: 'sign-up' }
   | { view: 'instances' }
   | { view: 'account' }
-  | { view: 'instance'; id: string };
+  | { view: 'instance'; id: string }
+  | { view: 'conversations'; id: string };
 
 export function parseRoute(path: string): Route {
+  const conversations = /^\/app\/instances\/([A-Za-z0-9]+)\/conversations\/?$/.exec(path);
+  if (conversations) return { view: 'conversations', id: conversations[1] as string };
   const instance = /^\/app\/instances\/([A-Za-z0-9]+)\/?$/.exec(path);
   if (instance) return { view: 'instance', id: instance[1] as string };
   if (path === '/app/sign-up') return { view: 'sign-up' };
@@ -21,6 +24,7 @@ export function parseRoute(path: string): Route {
 }
 
 export function hrefOf(route: Route): string {
+  if (route.view === 'conversations') return `/app/instances/${route.id}/conversations`;
   return route.view === 'instance' ? `/app/instances/${route.id}` : `/app/${route.view}`;
 }
 

@@ -582,6 +582,39 @@ export function documentStoreContract(
       });
     });
 
+    describe('text search', () => {
+      const notes = (): Document[] => [
+        { _id: 'n1', owner: 'a', words: ['cafe', 'com', 'leite'], at: 1 },
+        { _id: 'n2', owner: 'a', words: ['cafe', 'preto'], at: 2 },
+        { _id: 'n3', owner: 'a', words: ['cha', 'preto'], at: 3 },
+        { _id: 'n4', owner: 'b', words: ['cafe', 'preto'], at: 4 },
+        { _id: 'n5', owner: 'a', at: 5 },
+      ];
+      async function indexed(): Promise<Collection> {
+        const col = await seeded('notes', notes());
+        await col.createIndex({ name: 'words', keys: { owner: 1 }, text: 'words' });
+        return col;
+      }
+      const ids = (docs: Document[]) => docs.map((d) => d._id);
+
+      it('finds documents holding every quoted word, with the other conditions, in the order asked', async () => {
+        const col = await indexed();
+        expect(ids(await col.find({ owner: 'a', $text: { $search: '"cafe"' } }, { sort: { at: -1 } }))).to.deep.equal(['n2', 'n1']);
+        expect(ids(await col.find({ owner: 'a', $text: { $search: '"cafe" "preto"' } }, { sort: { at: -1 } }))).to.deep.equal(['n2']);
+        expect(ids(await col.find({ owner: 'a', at: { $gte: 2 }, $text: { $search: '"preto"' } }, { sort: { at: 1 }, limit: 1 }))).to.deep.equal(['n2']);
+        expect(await col.count({ owner: 'b', $text: { $search: '"preto"' } })).to.equal(1);
+        expect(await col.find({ owner: 'a', $text: { $search: '"caf"' } })).to.deep.equal([]);
+      });
+
+      it('finds documents holding any bare word, and keeps the index across a change', async () => {
+        const col = await indexed();
+        expect(ids(await col.find({ owner: 'a', $text: { $search: 'leite cha' } }, { sort: { at: 1 } }))).to.deep.equal(['n1', 'n3']);
+        await col.updateOne({ _id: 'n3' }, { $set: { words: ['cafe'] } });
+        expect(ids(await col.find({ owner: 'a', $text: { $search: '"cafe"' } }, { sort: { at: 1 } }))).to.deep.equal(['n1', 'n2', 'n3']);
+        await col.createIndex({ name: 'words', keys: { owner: 1 }, text: 'words' });
+      });
+    });
+
     describe('batch', () => {
       it('applies ops in order, each seeing the ones before it', async () => {
         await store.batch([

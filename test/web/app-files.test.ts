@@ -20,6 +20,17 @@ describe('web: /app files', function () {
     }
   });
 
+  it('sends a browser at the root address to the app', async () => {
+    for (const method of ['GET', 'HEAD']) {
+      const res = await fetch(`${t.gateway.url}/`, { method, redirect: 'manual', headers: { accept: 'text/html' } });
+      expect(res.status, method).to.equal(302);
+      expect(res.headers.get('location'), method).to.equal('/app');
+    }
+    const followed = await fetch(`${t.gateway.url}/`);
+    expect(followed.status).to.equal(200);
+    expect(await followed.text()).to.include('<div id="app">');
+  });
+
   it('serves the built assets, cached for good since their names carry their hash', async () => {
     const index = await t.api('GET', '/app');
     const assets = [...index.text.matchAll(/(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((m) => m[1] as string);

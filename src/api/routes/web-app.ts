@@ -64,6 +64,12 @@ export async function webAppFiles(): Promise<Middleware> {
 
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    // The root is where a person types the gateway's address: the web app is what they want.
+    if (ctx.path === '/') {
+      ctx.status = 302;
+      ctx.redirect('/app');
+      return;
+    }
     // The app routes by path: every page path under /app (no file extension) is its one page.
     const file = files.get(ctx.path) ?? (APP_PAGE.test(ctx.path) ? index : undefined);
     if (!file) return next();

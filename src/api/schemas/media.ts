@@ -23,6 +23,21 @@ export const MediaDownloadBody = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * What every download route takes: the spec's body, or (CONTRACT.md, Messages) a stored message's
+ * id alone. One object rather than a union, so that a bad field is named as itself; the handler
+ * checks that one or the other is whole.
+ */
+export const MediaDownloadRequest = Type.Object(
+  {
+    message_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: "a message of the instance with media of the route's kind (a sticker downloads as an image); then no other field" }),
+    ),
+    ...Type.Partial(MediaDownloadBody).properties,
+  },
+  { additionalProperties: false },
+);
+
 export const MediaDownloadAnswer = Envelope(
   Type.Object({
     mimetype: Type.String(),

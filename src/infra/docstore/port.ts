@@ -37,6 +37,14 @@ export interface IndexSpec {
    * partial filters: equality, $eq, $exists: true, $gt, $gte, $lt, $lte, $type, $in.
    */
   partialFilterExpression?: Filter;
+  /**
+   * A text index: the field (an array of words, already lower-cased and stripped of accents by
+   * the writer) that `{$text: {$search}}` searches, after the equality `keys`. MongoDB makes it a
+   * text index (language none: no stemming, no stop words); the embedded store indexes each word.
+   * One per collection, as in MongoDB. Supported searches: `"w1" "w2"` (every word) or `w1 w2`
+   * (any word), each word as stored; both stores then give the same answers.
+   */
+  text?: string;
 }
 
 /** One write of an atomic batch. */

@@ -10,8 +10,8 @@ const MAX_EVENTS = 20_000;
 /**
  * A message of the instance's own session stream matching a predicate, newest first, within the
  * last MAX_EVENTS events: expired media is asked for again by its media key. Messages looked up
- * by chat and id (retry requests, quotes, read receipts) go through the message index instead
- * (src/projections/message-index).
+ * by chat and id (retry requests, quotes, read receipts) go through the messages read model
+ * instead (src/projections/messages).
  */
 export function findStoredMessage(events: EventStore) {
   return async (instanceId: string, match: (message: NetworkMessage) => boolean): Promise<NetworkMessage | undefined> => {

@@ -55,6 +55,11 @@ export function InstancePage({ id }: { id: string }) {
               {liveState === 'open' ? 'live' : liveState === 'down' ? 'reconnecting (reading every few seconds)' : 'connecting'}
             </span>
           </p>
+          <p>
+            <a id="open-conversations" href={hrefOf({ view: 'conversations', id: instance.id })} onClick={onLink({ view: 'conversations', id: instance.id })}>
+              Conversations →
+            </a>
+          </p>
           {createdToken && (
             <div role="status" class="card">
               <p>

@@ -123,8 +123,12 @@ export class CommandRunner {
     // $match first goes through the same matcher as find, so counts agree with finds.
     const [first, ...rest] = pipeline;
     if (first && isDoc(first.$match)) {
-      const test = compileMatcher(first.$match);
-      docs = docs.filter((d) => test(d));
+      // $text needs the collection's text index: find knows it.
+      if ('$text' in first.$match) docs = coll ? coll.find({ filter: first.$match as Filter }) : [];
+      else {
+        const test = compileMatcher(first.$match);
+        docs = docs.filter((d) => test(d));
+      }
       docs = rest.length > 0 ? (aggregate(docs, rest) as Doc[]) : docs;
     } else if (pipeline.length > 0) {
       docs = aggregate(docs, pipeline) as Doc[];
@@ -242,6 +246,10 @@ export class CommandRunner {
     const specs = Array.isArray(c.indexes) ? (c.indexes as Doc[]) : [];
     for (const spec of specs) {
       if (typeof spec.name !== 'string' || !isDoc(spec.key)) throw new CommandError(9, 'FailedToParse', 'index specification needs a name and a key');
+      if (Object.values(spec.key).includes('text')) {
+        coll.createTextIndex(spec.name, spec.key);
+        continue;
+      }
       const index: IndexSpec = { name: spec.name, keys: spec.key as SortSpec };
       if (spec.unique === true) index.unique = true;
       if (spec.partialFilterExpression !== undefined) index.partialFilterExpression = spec.partialFilterExpression as Filter;

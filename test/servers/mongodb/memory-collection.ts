@@ -4,6 +4,7 @@ import { compileMatcher } from '../../../src/infra/docstore/embedded/simple-filt
 import { sortDocuments } from '../../../src/infra/docstore/embedded/sort.js';
 import type { Document, Filter, IndexSpec, SortSpec } from '../../../src/infra/docstore/port.js';
 import { CommandError } from './errors.js';
+import { textMatcher, withoutText, type TextIndex } from './text-search.js';
 
 /*
  * One collection of the test server, in memory. Query semantics (mingo, behind the embedded
@@ -32,6 +33,8 @@ export interface FindSpec {
 export class MemoryCollection {
   private readonly docs = new Map<string, Doc>();
   private readonly indexes = new Map<string, ServerIndex>();
+  /** The collection's text index (one at most, as in mongod). */
+  private text: { name: string; index: TextIndex; key: Doc } | undefined;
 
   constructor(readonly ns: string) {}
 
@@ -39,8 +42,11 @@ export class MemoryCollection {
     return this.docs.size;
   }
 
-  find({ filter = {}, sort, skip = 0, limit = 0 }: FindSpec): Doc[] {
-    const test = compileMatcher(filter);
+  find({ filter: given = {}, sort, skip = 0, limit = 0 }: FindSpec): Doc[] {
+    const text = textMatcher(given, this.text?.index);
+    const filter = text ? withoutText(given) : given;
+    const plain = compileMatcher(filter);
+    const test = text ? (doc: Doc) => text(doc) && plain(doc) : plain;
     const id = filter._id;
     // An _id equality reads one document, as mongod's _id index would; anything else scans.
     const candidates = typeof id === 'string' ? [this.docs.get(idKey(id))].filter((d): d is Doc => d !== undefined) : this.docs.values();
@@ -71,6 +77,7 @@ export class MemoryCollection {
 
   indexList(): Doc[] {
     const list: Doc[] = [{ v: 2, key: { _id: 1 }, name: '_id_' }];
+    if (this.text) list.push({ v: 2, key: this.text.key, name: this.text.name, default_language: 'none' });
     for (const { spec } of this.indexes.values()) {
       list.push({
         v: 2,
@@ -110,7 +117,24 @@ export class MemoryCollection {
     return true;
   }
 
+  /** A text index (`key` values 'text' after the equality prefix); only one per collection. */
+  createTextIndex(name: string, key: Doc): boolean {
+    if (this.text) {
+      if (this.text.name === name && JSON.stringify(this.text.key) === JSON.stringify(key)) return false;
+      throw new CommandError(85, 'IndexOptionsConflict', `An equivalent index already exists: ${this.text.name}`);
+    }
+    const entries = Object.entries(key);
+    const prefix = entries.filter(([, v]) => v !== 'text').map(([k]) => k);
+    const fields = entries.filter(([, v]) => v === 'text').map(([k]) => k);
+    this.text = { name, key, index: { prefix, fields } };
+    return true;
+  }
+
   dropIndex(name: string): boolean {
+    if (this.text?.name === name) {
+      this.text = undefined;
+      return true;
+    }
     return this.indexes.delete(name);
   }
 

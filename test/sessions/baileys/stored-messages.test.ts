@@ -9,8 +9,8 @@ import { sessionStream, type NetworkMessage, type SessionEvent } from '../../../
 import { openBackends, type Backends } from '../../../src/infra/backends.js';
 import { loadConfig } from '../../../src/infra/config/config.js';
 import type { EventStore } from '../../../src/infra/eventstore/port.js';
-import { messageIndexProjection } from '../../../src/projections/message-index/message-index-projection.js';
-import { StoredMessages } from '../../../src/projections/message-index/stored-messages.js';
+import { messagesProjection } from '../../../src/projections/messages/messages-projection.js';
+import { StoredMessages } from '../../../src/projections/messages/stored-messages.js';
 import { ProjectionRunner } from '../../../src/projections/runner.js';
 import { BaileysNetwork } from '../../../src/sessions/baileys/baileys-network.js';
 import type { BaileysSocket } from '../../../src/sessions/baileys/socket.js';
@@ -83,7 +83,7 @@ function counting(events: EventStore): EventStore & { reads: number } {
   return counted;
 }
 
-describe('the message index: stored messages by chat and id', function () {
+describe('the messages model: stored messages by chat and id', function () {
   this.timeout(120_000);
   let dir: string;
   let backends: Backends;
@@ -92,7 +92,7 @@ describe('the message index: stored messages by chat and id', function () {
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'message-index-'));
     backends = await openBackends(loadConfig({ DATA_DIR: dir, ...(await testBackendsFor(dir)) }));
-    runner = new ProjectionRunner(backends.events, backends.docs, [messageIndexProjection], pino({ level: 'silent' }));
+    runner = new ProjectionRunner(backends.events, backends.docs, [messagesProjection], pino({ level: 'silent' }));
     await runner.start();
   });
 
@@ -128,7 +128,7 @@ describe('the message index: stored messages by chat and id', function () {
     const events = counting(backends.events);
     const stored = new StoredMessages(backends.docs, events);
     expect((await stored.find('I1', 'SAME', alice))?.text).to.equal('to Alice');
-    expect(events.reads, 'one read at the revision the index names').to.equal(1);
+    expect(events.reads, 'one read at the revision the messages model names').to.equal(1);
     expect((await stored.find('I1', 'SAME', bob))?.text).to.equal('from Bob');
     expect((await stored.find('I1', 'SAME', bobLid))?.text).to.equal('from Bob');
     expect(await stored.find('I1', 'SAME', '5511900000999@s.whatsapp.net')).to.equal(undefined);

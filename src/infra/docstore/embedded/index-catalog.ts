@@ -7,6 +7,8 @@ interface StoredIndex {
   unique: boolean;
   multikey: boolean;
   partialFilterExpression?: Filter;
+  /** A text index's words field (not among `keys`). */
+  text?: string;
 }
 
 /** A collection without indexes: one list, so that it stays the same list (see register). */
@@ -25,7 +27,8 @@ export class IndexCatalog {
     for (const { key, value } of db.getRange()) {
       const [collection, name] = key;
       const partial = value.partialFilterExpression === undefined ? {} : { partialFilterExpression: value.partialFilterExpression };
-      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial }, value.multikey, true));
+      const text = value.text === undefined ? {} : { text: value.text };
+      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial, ...text }, value.multikey, true));
     }
   }
 
@@ -72,7 +75,8 @@ export class IndexCatalog {
 
   private save(def: IndexDef): void {
     this.db.putSync([def.collection, def.name], {
-      keys: Object.fromEntries(def.keys),
+      keys: Object.fromEntries(def.text === undefined ? def.keys : def.keys.slice(0, -1)),
+      ...(def.text === undefined ? {} : { text: def.text }),
       unique: def.unique,
       multikey: def.multikey,
       ...(def.partial ? { partialFilterExpression: def.partial.expression } : {}),

@@ -19,6 +19,8 @@ export interface IndexDef {
   ready: boolean;
   /** Shared by every entry of this index. */
   readonly prefix: Buffer;
+  /** A text index: its last key is this field, an array of words (see IndexSpec.text). */
+  readonly text: string | undefined;
 }
 
 export interface IndexEntry {
@@ -41,21 +43,28 @@ export interface DocumentEntries {
 const MAX_ENTRIES_PER_DOCUMENT = 10_000;
 
 export function defineIndex(collection: string, spec: IndexSpec, multikey = false, ready = false): IndexDef {
-  const keys = Object.entries(spec.keys);
+  const keys = specKeys(spec);
   if (keys.length === 0) throw new TypeError(`index ${spec.name} has no keys`);
   for (const [path, dir] of keys) {
     if (path === '' || (dir !== 1 && dir !== -1)) throw new TypeError(`index ${spec.name}: invalid key ${path}: ${String(dir)}`);
   }
   const partial = spec.partialFilterExpression === undefined ? undefined : compilePartialFilter(spec.partialFilterExpression);
   const prefix = new KeyBuilder().string(collection).string(spec.name).build();
-  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix };
+  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix, text: spec.text };
+}
+
+/** The index's keys; a text index's words come last, one entry per word (multikey). */
+function specKeys(spec: IndexSpec): Array<[string, 1 | -1]> {
+  const keys = Object.entries(spec.keys);
+  return spec.text === undefined ? keys : [...keys, [spec.text, 1]];
 }
 
 /** Same name and same definition: createIndex is then a no-op. */
 export function sameDefinition(def: IndexDef, spec: IndexSpec): boolean {
-  const keys = Object.entries(spec.keys);
+  const keys = specKeys(spec);
   return (
     def.unique === (spec.unique === true) &&
+    def.text === spec.text &&
     samePartial(def.partial?.expression, spec.partialFilterExpression) &&
     keys.length === def.keys.length &&
     keys.every(([path, dir], i) => def.keys[i]?.[0] === path && def.keys[i]?.[1] === dir)

@@ -2,6 +2,7 @@ import type { Document, Filter, FindOptions } from '../port.js';
 import { planQuery, type Plan } from './query-planner.js';
 import { compileMatcher as matcher } from './simple-filter.js';
 import { sortDocuments } from './sort.js';
+import { withTextSearch } from './text-search.js';
 import type { KeyRange, Storage } from './storage.js';
 
 /** What a query did: lets tests (and curious operators) check that an index did the work. */
@@ -24,7 +25,8 @@ export function findDocuments(storage: Storage, collection: string, filter: Filt
   return find(storage, collection, filter, options, { docsExamined: 0 }).docs;
 }
 
-export function countDocuments(storage: Storage, collection: string, filter: Filter): number {
+export function countDocuments(storage: Storage, collection: string, given: Filter): number {
+  const filter = withTextSearch(given, storage.catalog.ready(collection));
   const plan = planQuery(filter, undefined, storage.catalog.ready(collection));
   if (plan.covered && plan.kind === 'scan') return storage.countDocs(collection);
   if (plan.covered && plan.kind === 'index') return plan.ranges.reduce((n, range) => n + storage.countIndex(range), 0);
@@ -50,10 +52,11 @@ export function explainFind(storage: Storage, collection: string, filter: Filter
 function find(
   storage: Storage,
   collection: string,
-  filter: Filter,
+  given: Filter,
   options: FindOptions,
   stats: Stats,
 ): { plan: Plan; docs: Document[] } {
+  const filter = withTextSearch(given, storage.catalog.ready(collection));
   const skip = Math.max(0, options.skip ?? 0);
   // As in MongoDB, limit 0 means no limit and a negative limit means its absolute value.
   const limit = options.limit ? Math.abs(options.limit) : Infinity;

@@ -90,9 +90,15 @@ export class MongoCollection<T extends Document> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    const { name, keys, unique, partialFilterExpression } = deepCopy(spec);
+    const { name, keys, unique, partialFilterExpression, text } = deepCopy(spec);
     await this.write((c) =>
-      c.createIndex({ ...keys }, { name, ...(unique ? { unique: true } : {}), ...(partialFilterExpression ? { partialFilterExpression } : {}) }),
+      c.createIndex(text ? { ...keys, [text]: 'text' } : { ...keys }, {
+        name,
+        ...(unique ? { unique: true } : {}),
+        ...(partialFilterExpression ? { partialFilterExpression } : {}),
+        // Words are stored as the writer cut them: no language's stemming or stop words.
+        ...(text ? { default_language: 'none' } : {}),
+      }),
     );
   }
 

@@ -2,17 +2,20 @@ import { typedEvent } from '../../domain/recorded.js';
 import { sessionStream, type NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { EventStore } from '../../infra/eventstore/port.js';
-import { MESSAGE_EVENTS, MESSAGE_INDEX, messageIndexKey, messagesOf, type MessageIndexDoc } from './message-index-projection.js';
+import { MESSAGES, type MessageDoc } from './message-doc.js';
+import { MESSAGE_EVENTS, messagesOf } from './messages-projection.js';
 
 const MESSAGE_TYPES = new Set<string>(MESSAGE_EVENTS);
 
-/** The index follows the log: what was stored a moment ago is looked for among the newest events. */
+/** The model follows the log: what was stored a moment ago is looked for among the newest events. */
 const RECENT = 500;
 
 /**
- * A session's stored messages, by chat and id, through the message index: one read of the stream
- * at the revision the index names. Contents past retention are gone from the log, and so then is
- * the answer.
+ * A session's stored messages as the network carried them (every field, media keys included),
+ * for the driver (a recipient's retry request, a quoted reply, a forward) and media downloads by
+ * id: the messages model says which event of the session's stream carries the message, and one
+ * read of the stream finds it. Contents past retention are gone from the log, and so then is the
+ * answer.
  */
 export class StoredMessages {
   constructor(
@@ -23,12 +26,10 @@ export class StoredMessages {
   /** The message `messageId` of `chat` (phone jid, group jid or LID); of any chat when none is named. */
   async find(instanceId: string, messageId: string, chat?: string): Promise<NetworkMessage | undefined> {
     const matches = (m: NetworkMessage) => m.id === messageId && (chat === undefined || m.chat === chat || m.chat_lid === chat);
-    const index = this.docs.collection<MessageIndexDoc>(MESSAGE_INDEX);
-    const entries = chat
-      ? [await index.findOne({ _id: messageIndexKey(instanceId, chat, messageId) })].filter((d): d is MessageIndexDoc => d !== null)
-      : await index.find({ instance_id: instanceId, message_id: messageId }, { sort: { revision: -1 }, limit: 5 });
-    for (const entry of entries) {
-      const [event] = await this.events.readStream(sessionStream(instanceId), { fromRevision: BigInt(entry.revision), maxCount: 1 });
+    const docs = await this.docs.collection<MessageDoc>(MESSAGES).find({ instance_id: instanceId, message_id: messageId }, { limit: 10 });
+    for (const doc of docs) {
+      if (doc.revision === undefined || (chat !== undefined && doc.chat_jid !== chat && doc.chat_lid !== chat)) continue;
+      const [event] = await this.events.readStream(sessionStream(instanceId), { fromRevision: BigInt(doc.revision), maxCount: 1 });
       const found = event ? this.messagesIn(event).find(matches) : undefined;
       if (found) return found;
     }

@@ -1,0 +1,72 @@
+import type { Document } from '../../infra/docstore/port.js';
+
+export const MESSAGES = 'messages';
+
+/** Status ranks: a status never goes back (a late Delivered after Read changes nothing); failed and canceled end it. */
+export const STATUS_RANK = { scheduled: 1, queued: 2, sent: 3, delivered: 4, read: 5, played: 6, failed: 100, canceled: 101 } as const;
+export type MessageStatus = keyof typeof STATUS_RANK;
+
+export const MESSAGE_KINDS = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contact', 'poll', 'list', 'buttons', 'reaction', 'other'] as const;
+export type MessageKind = (typeof MESSAGE_KINDS)[number];
+
+export interface MediaSummary {
+  mimetype: string;
+  file_length: number;
+  file_name?: string;
+  seconds?: number;
+  voice?: boolean;
+}
+
+/**
+ * One message of a chat, incoming or outgoing, as it stands now. `_id` orders a chat's messages:
+ * `<instance>|<chat>|<order>`, so a page is one range of `_id` on either store; `order` is the
+ * message's time then where the log first carried it, so messages of one second keep log order.
+ */
+export interface MessageDoc extends Document {
+  _id: string;
+  instance_id: string;
+  message_id: string;
+  chat_jid: string;
+  chat_lid?: string;
+  order: string;
+  /** Revision, in `session-<instance>`, of the newest event carrying the message: the driver reads it back from there. */
+  revision?: number;
+  from_me: boolean;
+  sender_jid: string;
+  sender_phone: string;
+  push_name: string;
+  timestamp_ms: number;
+  kind: MessageKind;
+  text?: string;
+  caption?: string;
+  /** An edit's new text (or caption, for media): what the message reads as. */
+  edited_text?: string;
+  edited_at?: string;
+  media?: MediaSummary;
+  location?: { latitude: number; longitude: number; name?: string; address?: string };
+  contacts?: Array<{ display_name: string; vcard: string }>;
+  poll?: { name: string; selectable_count: number; options: string[] };
+  reply_to?: string;
+  mentions?: string[];
+  /** By sender (key: the jid with dots made underscores, field names may not hold dots): their emoji. */
+  reactions?: Record<string, { emoji: string; sender_jid: string }>;
+  /** By voter, as reactions: the options they chose (none: withdrawn). */
+  votes?: Record<string, { voter_jid: string; options: string[] }>;
+  revoked?: boolean;
+  status_rank?: number;
+  error?: { code?: number; reason: string };
+  send_at?: string;
+  /** Words of the text or caption, for search (gone with the contents). */
+  words?: string[];
+  /** The text, caption or media are still held: the retention sweep has not reached it. */
+  contents?: true;
+}
+
+/** Field names may not hold dots (MongoDB reads them as paths): a jid's dots become underscores. */
+export const personKey = (jid: string) => jid.replace(/\./g, '_');
+
+const pad = (n: number | bigint, width: number) => String(n).padStart(width, '0');
+export const orderOf = (timestampS: number, position: bigint, index: number) => `${pad(Math.max(0, timestampS), 11)}.${pad(position, 20)}.${pad(index, 4)}`;
+export const messageDocId = (instanceId: string, chat: string, order: string) => `${instanceId}|${chat}|${order}`;
+/** The `_id` range of one chat's messages, below `order` when given. */
+export const chatRange = (instanceId: string, chat: string, below?: string) => ({ $gt: `${instanceId}|${chat}|`, $lt: `${instanceId}|${chat}|${below ?? '~'}` });
