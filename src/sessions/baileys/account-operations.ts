@@ -44,9 +44,11 @@ export const pictureId = (jpeg: Buffer) => createHash('sha256').update(jpeg).dig
  * client gets the same 4xx the sandbox gives; anything else stays the network's failure.
  */
 function networkAnswer(error: unknown, what: string): never {
+  // A query's error reply (socket.js: assertNodeErrorFree) carries the code as the Boom's `data`,
+  // its statusCode left at Boom's 500; extractGroupMetadata puts the error node in `data`.
+  const data = (error as { data?: unknown })?.data;
   const status = (error as { output?: { statusCode?: unknown } })?.output?.statusCode;
-  const data = (error as { data?: { attrs?: { code?: string } } })?.data;
-  const code = typeof status === 'number' ? status : Number(data?.attrs?.code);
+  const code = typeof data === 'number' ? data : Number((data as { attrs?: { code?: string } } | undefined)?.attrs?.code) || (typeof status === 'number' ? status : 0);
   if (code === 401 || code === 403) throw new DomainError('forbidden', `the network refused: only group admins may ${what}`);
   if (code === 404 || code === 406 || code === 410) throw notFound(`the network has no such group for this account (${what})`);
   if (code === 400) throw invalidInput('jid', `the network refused the request as malformed (${what})`);

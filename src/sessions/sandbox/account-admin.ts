@@ -157,6 +157,8 @@ export class AccountAdmin {
       if (phone !== me._id && !phones.includes(phone)) phones.push(phone);
     }
     if (phones.length === 0) throw invalidInput('recipients', 'nobody would see the post: give recipients, or add contacts to the account');
+    // Those who blocked the account never see its posts (the network does not say so to the poster).
+    const seeing = [...(await this.phones.byIds(phones)).values()].filter((p) => !p.blocked?.includes(me._id)).map((p) => p._id);
     const now = this.clock.now();
     const id = `3EB0${this.ids.alphanumeric(16)}`;
     const stored = content.media
@@ -172,7 +174,7 @@ export class AccountAdmin {
         _id: id,
         account_id: me.account_id,
         from: me._id,
-        recipients: phones,
+        recipients: seeing,
         ...(content.text === undefined ? {} : { text: content.text }),
         ...(stored ? { media: { kind: stored.kind, mimetype: stored.mimetype, file_length: stored.file_length, ...(stored.caption === undefined ? {} : { caption: stored.caption }) } } : {}),
         ...(content.background_color === undefined ? {} : { background_color: content.background_color }),
@@ -192,7 +194,7 @@ export class AccountAdmin {
       ...(stored ? { type: 'media' as const, media: stored } : { type: 'text' as const, text: content.text ?? '' }),
     };
     const event: SessionEvent = { type: 'MessageReceived', data: { message, upsert: 'notify' } };
-    for (const phone of phones) await this.registry.toPhone(phone, [event]);
+    for (const phone of seeing) await this.registry.toPhone(phone, [event]);
     return { message_id: id, recipients: phones.map(userJid), timestamp_s: unixSeconds(now) };
   }
 

@@ -95,6 +95,9 @@ export class Messaging {
       if (to.phone === sender._id) throw invalidInput(field, 'a phone cannot message itself in the sandbox');
       const target = (await this.phones.byIds([to.phone])).get(to.phone);
       if (!target || target.account_id !== sender.account_id) throw notFound(`sandbox phone ${to.phone} not found`);
+      // The network takes a message to someone who blocked the sender and never hands it over
+      // (the sender sees it sent, no more): kept on the sender's side, with nobody to reach.
+      if (target.blocked?.includes(sender._id)) return { recipients: [] };
       return { recipients: [to.phone] };
     }
     const group = await this.groups.owned(sender.account_id, to.jid, field);

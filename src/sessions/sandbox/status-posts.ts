@@ -30,7 +30,8 @@ export class StatusPosts {
     for (const conn of this.registry.connected()) {
       if (conn.phone === undefined || conn.phone === poster._id || conn.accountId !== poster.account_id) continue;
       const viewer = (await this.phones.byIds([conn.phone])).get(conn.phone);
-      if (!viewer?.contacts.includes(poster._id)) continue;
+      // A viewer who blocked the poster sees nothing of theirs.
+      if (!viewer?.contacts.includes(poster._id) || viewer.blocked?.includes(poster._id)) continue;
       const message = {
         id,
         chat: STATUS_BROADCAST,
