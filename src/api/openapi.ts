@@ -79,7 +79,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string, extra
     if (route.body) statuses.add(413);
     if (route.idempotent) statuses.add(409);
     // Forwarded to the session's owner with many nodes: a dead owner answers 503 until its lease moves.
-    if (route.liveSession) statuses.add(503);
+    if (route.liveSession || route.liveSessionOf) statuses.add(503);
     for (const status of [...statuses].sort()) {
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? 'error',

@@ -80,6 +80,12 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
    * knows). With many nodes it is forwarded to the node owning the session (api/middleware/forward-to-owner).
    */
   liveSession?: boolean;
+  /**
+   * The instance whose live session the request needs, found from its input rather than its path
+   * (the sandbox's phone routes: the instance linked to the phone they reach). With many nodes the
+   * request is forwarded to the node owning that session, its body as received; null: handled here.
+   */
+  liveSessionOf?(input: { accountId: string; params: Infer<NoInfer<P>>; body: Infer<NoInfer<B>> }): Promise<string | null>;
   handler(input: RouteInput<Infer<NoInfer<B>>, Infer<NoInfer<Q>>, Infer<NoInfer<P>>>): Promise<RouteAnswer> | RouteAnswer;
 }
 

@@ -5,7 +5,7 @@ import { koaBody } from 'koa-body';
 import type { Authenticator } from './auth/authenticate.js';
 import type { IdempotencyStore } from './idempotency/idempotency-store.js';
 import { once, type StoredAnswer } from './idempotency/once.js';
-import { LIVE_INSTANCE } from './middleware/forward-to-owner.js';
+import { FORWARD_BODY, LIVE_INSTANCE } from './middleware/forward-to-owner.js';
 import type { RateLimits } from './middleware/rate-limits.js';
 import type { AnyRoute, Principal, RouteInput } from './route.js';
 import { boundedParams, checkDepth, Validator } from './validation.js';
@@ -42,7 +42,8 @@ export function buildRouter(
       urlencoded: false,
       multipart: false,
       patchKoa: true,
-      includeUnparsed: route.rawBody === true,
+      // A route forwarded by its body passes the exact bytes on.
+      includeUnparsed: route.rawBody === true || route.liveSessionOf !== undefined,
     });
 
     router[route.method](koaPath, async (ctx: Context) => {
@@ -63,15 +64,37 @@ export function buildRouter(
         ctx.state[LIVE_INSTANCE] = instance._id;
         return toOwner(ctx, () => local(ctx, principal, instance, pathParams));
       }
+      if (toOwner && route.liveSessionOf && principal) {
+        // The owner is named by the body: read and checked here first, then passed on as received.
+        const parsed = await parsedBody(ctx);
+        const owned = await route.liveSessionOf({ accountId: principal.accountId, params: pathParams, body: parsed } as never);
+        if (owned !== null) {
+          ctx.state[LIVE_INSTANCE] = owned;
+          if (takesBody) ctx.state[FORWARD_BODY] = (ctx.request as { rawBody?: string }).rawBody ?? '';
+          return toOwner(ctx, () => local(ctx, principal, instance, pathParams, { value: parsed }));
+        }
+        return local(ctx, principal, instance, pathParams, { value: parsed });
+      }
       return local(ctx, principal, instance, pathParams);
     });
 
-    /** What this node does with the request: parse, validate, run the handler (once, when idempotent). */
-    const local = async (ctx: Context, principal: Principal | undefined, instance: RouteInput<unknown, unknown, unknown>['instance'] | undefined, pathParams: Record<string, string>) => {
+    /** The body parsed and checked against the route's schema (undefined for a route without one). */
+    const parsedBody = async (ctx: Context): Promise<unknown> => {
       if (takesBody) await readBody(parser, ctx);
       if (takesBody) checkDepth(ctx.request.body);
+      return body ? body.parse(ctx.request.body ?? {}) : undefined;
+    };
+
+    /** What this node does with the request: parse, validate, run the handler (once, when idempotent). */
+    const local = async (
+      ctx: Context,
+      principal: Principal | undefined,
+      instance: RouteInput<unknown, unknown, unknown>['instance'] | undefined,
+      pathParams: Record<string, string>,
+      parsed?: { value: unknown },
+    ) => {
       const input = {
-        body: body ? body.parse(ctx.request.body ?? {}) : undefined,
+        body: parsed ? parsed.value : await parsedBody(ctx),
         query: query ? query.parse({ ...ctx.query }) : NO_INPUT,
         params: pathParams,
         principal: principal as Principal,

@@ -2,6 +2,7 @@ import { repeat } from '../infra/repeat.js';
 import type { Logger } from 'pino';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';
+import { HeldLease } from './held-lease.js';
 import type { Leases } from './leases.js';
 
 /** What commands and routes ask of the projections: how far each has come, and waiting for it. */
@@ -47,8 +48,7 @@ const IDLE_POLL_MS = 1_000;
 export class LeasedProjections implements ProjectionProgress {
   private runner: ProjectionRunner | null = null;
   private writing = false;
-  private token: number | null = null;
-  private closeBy = 0;
+  private lease: HeldLease | null = null;
   private readonly stored = new Map<string, bigint>();
   /** One read of the checkpoints at a time, shared by every waiter. */
   private reading: Promise<void> | null = null;
@@ -75,9 +75,6 @@ export class LeasedProjections implements ProjectionProgress {
       this.timers.push(repeat(ms, job, (err) => this.o.logger.warn({ err }, 'projection lease round failed')));
     };
     every(Math.max(50, Math.floor(this.o.ttlMs / 10)), () => this.round());
-    every(Math.max(20, Math.floor(this.o.ttlMs / 20)), async () => {
-      if (this.writing && this.mono() >= this.closeBy) await this.switchTo('dry', 'the projections lease was not renewed in time');
-    });
     // Idle, a follower's positions (for /ready and metrics) may be a second old; waits read faster.
     every(IDLE_POLL_MS, async () => {
       if (!this.writing) await this.readStored();
@@ -92,7 +89,8 @@ export class LeasedProjections implements ProjectionProgress {
     await this.runner?.stop();
     this.runner = null;
     // Handed over at once on a clean stop: the next node need not wait for the lease to lapse.
-    if (this.writing && this.token !== null) await this.o.leases.release(PROJECTIONS_LEASE, this.token).catch(() => false);
+    await this.lease?.release();
+    this.lease = null;
     this.writing = false;
   }
 
@@ -141,20 +139,24 @@ export class LeasedProjections implements ProjectionProgress {
     }
   }
 
-  /** One round: renew the lease when held, else try to take it. */
+  /** One round: when not holding the lease, try to take it (a held one renews itself and stops on time). */
   private async round(): Promise<void> {
-    if (this.stopped) return;
-    const started = this.mono();
-    if (this.writing && this.token !== null) {
-      const renewed = await this.o.leases.renew(PROJECTIONS_LEASE, this.token, this.o.ttlMs).catch(() => null);
-      if (renewed === true) this.closeBy = started + (this.o.ttlMs * 2) / 3;
-      else if (renewed === false) await this.switchTo('dry', 'the projections lease was taken by another node');
-      return;
-    }
-    const token = await this.o.leases.acquire(PROJECTIONS_LEASE, this.o.ttlMs).catch(() => null);
-    if (token !== null) {
-      this.token = token;
-      this.closeBy = started + (this.o.ttlMs * 2) / 3;
+    if (this.stopped || this.lease) return;
+    const lease: HeldLease | null = await HeldLease.acquire({
+      leases: this.o.leases,
+      name: PROJECTIONS_LEASE,
+      ttlMs: this.o.ttlMs,
+      ...(this.o.monotonicMs ? { monotonicMs: this.o.monotonicMs } : {}),
+      lost: async (why): Promise<void> => {
+        if (this.lease !== lease) return;
+        this.lease = null;
+        await this.switchTo('dry', why);
+      },
+      renewalFailed: (err) => this.o.logger.warn({ err }, 'projections lease not renewed'),
+    }).catch(() => null);
+    if (lease !== null) {
+      if (this.stopped) return void (await lease.release());
+      this.lease = lease;
       await this.switchTo('writing', 'the projections lease was taken');
     } else if (!this.runner) {
       await this.switchTo('dry', 'another node writes the read models');
@@ -174,7 +176,7 @@ export class LeasedProjections implements ProjectionProgress {
       await runner.start();
       this.runner = runner;
       this.writing = mode === 'writing';
-      this.o.logger.info({ mode, token: this.token, why }, 'projections runner switched');
+      this.o.logger.info({ mode, token: this.lease?.token ?? null, why }, 'projections runner switched');
     });
     return this.switching;
   }

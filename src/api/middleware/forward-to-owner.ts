@@ -38,6 +38,9 @@ export type ForwardDecision = { forward: false; why: 'forwarded already' | 'no o
 /** RFC 9110 hop-by-hop headers, plus those the next hop sets itself (host) or undici refuses (expect). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'expect']);
 
+/** The router's copy of a body it had to read before deciding (a route with `liveSessionOf`): forwarded as received. */
+export const FORWARD_BODY = 'forwardBody';
+
 /** The router marks a request that needs the live session of this instance (a route flagged `liveSession`). */
 export const LIVE_INSTANCE = 'liveInstance';
 
@@ -125,15 +128,22 @@ export class ForwardToOwner {
 
   private async forward(ctx: Context, origin: string, node: string, instanceId: string): Promise<void> {
     const headers = ctx.req.headers;
+    const read = ctx.state[FORWARD_BODY] as string | undefined;
     const hasBody = headers['content-length'] !== undefined ? headers['content-length'] !== '0' : headers['transfer-encoding'] !== undefined;
+    const sent = forwardedHeaders(headers, this.o.nodeId, ctx.state.requestId as string | undefined);
+    if (read !== undefined) {
+      // Read here already: the same bytes, now of a known length.
+      delete sent['transfer-encoding'];
+      sent['content-length'] = String(Buffer.byteLength(read));
+    }
     let answer;
     try {
       answer = await this.agent.request({
         origin,
         path: ctx.originalUrl,
         method: ctx.method as 'GET',
-        headers: forwardedHeaders(headers, this.o.nodeId, ctx.state.requestId as string | undefined),
-        body: hasBody ? ctx.req : null,
+        headers: sent,
+        body: read !== undefined ? read : hasBody ? ctx.req : null,
       });
     } catch (err) {
       // The owner is down or cut off: its lease lapses and the session moves, so a retry succeeds.

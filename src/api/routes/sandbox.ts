@@ -55,11 +55,17 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       body,
       response: done,
       errors: [400, 404, ...errors],
+      ...forwarded,
       handler: async ({ principal, params, body: input }) => {
         await act(principal.accountId, params.phone, input);
         return { body: {} };
       },
     });
+
+  // With many nodes, sent to the node holding the session the phone route reaches (sessionOf).
+  const forwarded = {
+    liveSessionOf: ({ accountId, params, body }: { accountId: string; params: { phone: string }; body: unknown }) => sandbox.sessionOf(accountId, params.phone, body),
+  };
 
   return [
     defineRoute({
@@ -85,6 +91,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: 'The phone sends a text or media message to a phone or a group',
       auth: 'jwt',
+      ...forwarded,
       params: PhoneParams,
       body: SendBody,
       bodyLimit: SANDBOX_MEDIA_BODY_LIMIT,
@@ -101,6 +108,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: 'The phone posts a status: instances of phones that have it as a contact receive it on status@broadcast',
       auth: 'jwt',
+      ...forwarded,
       params: PhoneParams,
       body: StatusBody,
       response: { status: 201, description: 'the status message id', schema: MessageIdAnswer },
@@ -113,6 +121,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: "Edit for everyone: recipients' instances receive Message carrying the network's edit protocol message",
       auth: 'jwt',
+      ...forwarded,
       params: PhoneMessageParams,
       body: EditBody,
       response: { status: 201, description: 'the id of the edit', schema: MessageIdAnswer },
@@ -128,6 +137,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: "Delete for everyone: recipients' instances receive Message carrying the network's revoke protocol message",
       auth: 'jwt',
+      ...forwarded,
       params: PhoneMessageParams,
       response: { description: 'the id of the revoke', schema: MessageIdAnswer },
       errors: [400, 404],
@@ -153,6 +163,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: "The phone votes on a poll it received ([] withdraws its vote): the poll's sender instance emits Message with the encrypted vote and the decrypted PollVote",
       auth: 'jwt',
+      ...forwarded,
       params: PhoneMessageParams,
       body: VoteBody,
       response: { status: 201, description: 'the vote message', schema: MessageIdAnswer },
@@ -199,6 +210,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: 'The phone removes its linked device: that instance is logged out',
       auth: 'jwt',
+      ...forwarded,
       params: PhoneParams,
       response: done,
       errors: [400, 404],
@@ -213,6 +225,7 @@ export function sandboxRoutes(sandbox: SandboxNetwork): AnyRoute[] {
       tag: TAG,
       summary: "Sandbox extension: the phone calls another phone; that phone's instance sees the call (and rejects it when reject_calls is on)",
       auth: 'jwt',
+      ...forwarded,
       params: PhoneParams,
       body: CallBody,
       response: { status: 201, description: 'the call id the callee instance sees', schema: CallAnswer },

@@ -1,5 +1,6 @@
 import { repeat } from '../../infra/repeat.js';
 import type { Logger } from 'pino';
+import { HeldLease } from '../../cluster/held-lease.js';
 import type { Leases } from '../../cluster/leases.js';
 import { isLapsed } from '../../domain/instance/billing.js';
 import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
@@ -25,12 +26,6 @@ export interface SessionOwnershipOptions {
   monotonicMs?: () => number;
 }
 
-/** Held by this node: the token, and the moment (monotonic) by which its socket must be closed unless renewed. */
-interface Held {
-  token: number;
-  closeBy: number;
-}
-
 export const sessionLease = (instanceId: string) => `session:${instanceId}`;
 
 /**
@@ -44,13 +39,13 @@ export const sessionLease = (instanceId: string) => `session:${instanceId}`;
  * reconnect opens a socket only on the node holding the lease.
  */
 export class SessionOwnership implements SessionHandover {
-  private readonly held = new Map<string, Held>();
+  private readonly held = new Map<string, HeldLease>();
   /** Instances this node held once: their writes are fenced after the lease is gone. */
   private readonly everHeld = new Set<string>();
   private control: SessionControl | null = null;
   private timers: NodeJS.Timeout[] = [];
   private scanning = false;
-  private renewing = false;
+  private reviewing = false;
   private stopped = false;
   /** Shutting down: opens nothing more, while the sessions it holds stay renewed until they are closed. */
   private closing = false;
@@ -71,9 +66,9 @@ export class SessionOwnership implements SessionHandover {
     const every = (ms: number, job: () => Promise<void>) => {
       this.timers.push(repeat(ms, job, (err) => this.o.logger.warn({ err }, 'session ownership round failed')));
     };
-    every(Math.max(50, Math.floor(ttlMs / 4)), () => this.renewAll());
-    // The watchdog runs on its own, so a renewal hung on a dead database still closes on time.
-    every(Math.max(20, Math.floor(ttlMs / 20)), async () => this.closeOverdue());
+    // Each held lease renews itself and closes its socket on time (HeldLease); this lets go of
+    // sessions nothing needs any more.
+    every(Math.max(50, Math.floor(ttlMs / 4)), () => this.review());
     every(Math.max(50, Math.floor(ttlMs / 10)), () => this.takeOver());
     void this.takeOver();
   }
@@ -88,21 +83,37 @@ export class SessionOwnership implements SessionHandover {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
-    const held = [...this.held];
+    const held = [...this.held.values()];
     this.held.clear();
-    await Promise.allSettled(held.map(([id, h]) => this.o.leases.release(sessionLease(id), h.token)));
+    await Promise.allSettled(held.map((h) => h.release()));
   }
 
   /** Before a connect: takes (or renews) the lease; false when another node holds it. */
   async mayOpen(instanceId: string): Promise<boolean> {
     if (this.stopped || this.closing) return false;
-    const started = this.mono();
-    const token = await this.o.leases.acquire(sessionLease(instanceId), this.o.ttlMs).catch((err: unknown) => {
+    const current = this.held.get(instanceId);
+    if (current?.valid) return true;
+    const lease: HeldLease | null = await HeldLease.acquire({
+      leases: this.o.leases,
+      name: sessionLease(instanceId),
+      ttlMs: this.o.ttlMs,
+      ...(this.o.monotonicMs ? { monotonicMs: this.o.monotonicMs } : {}),
+      lost: (why): Promise<void> => this.lose(instanceId, lease, why),
+      renewalFailed: (err) => this.o.logger.warn({ err, instanceId }, 'session lease not renewed'),
+    }).catch((err: unknown) => {
       this.o.logger.warn({ err, instanceId }, 'session lease not taken');
       return null;
     });
-    if (token === null) return false;
-    this.hold(instanceId, token, started);
+    if (lease === null) return false;
+    // Taken meanwhile by a concurrent mayOpen of this node: acquire renewed the same token; one holder object.
+    const raced = this.held.get(instanceId);
+    if (raced?.valid) {
+      lease.drop();
+      return true;
+    }
+    raced?.drop();
+    this.held.set(instanceId, lease);
+    this.everHeld.add(instanceId);
     return true;
   }
 
@@ -131,8 +142,7 @@ export class SessionOwnership implements SessionHandover {
    */
   mayWrite(instanceId: string): boolean {
     if (!this.everHeld.has(instanceId)) return true;
-    const held = this.held.get(instanceId);
-    return held !== undefined && this.mono() < held.closeBy;
+    return this.held.get(instanceId)?.valid === true;
   }
 
   /** The fencing token this node holds for the instance, or null. */
@@ -145,40 +155,20 @@ export class SessionOwnership implements SessionHandover {
     return [...this.held.keys()];
   }
 
-  private hold(instanceId: string, token: number, started: number): void {
-    // Counted from before the write: the stored expiry is at least started + ttl, so closing by
-    // started + 2/3 ttl leaves a third of the ttl for clock skew and a slow close.
-    this.held.set(instanceId, { token, closeBy: started + (this.o.ttlMs * 2) / 3 });
-    this.everHeld.add(instanceId);
-  }
-
-  private async renewAll(): Promise<void> {
-    if (this.renewing || this.stopped) return;
-    this.renewing = true;
+  /** Lets go of the sessions nothing needs any more: logged out, canceled, or a pairing given up. */
+  private async review(): Promise<void> {
+    if (this.reviewing || this.stopped) return;
+    this.reviewing = true;
     try {
-      await Promise.all([...this.held].map(([id, h]) => this.renewOne(id, h)));
+      for (const [id, held] of this.held) {
+        if (this.control?.isLive(id) || (await this.stillWanted(id))) continue;
+        if (this.held.get(id) !== held) continue;
+        this.held.delete(id);
+        await held.release();
+      }
     } finally {
-      this.renewing = false;
+      this.reviewing = false;
     }
-  }
-
-  private async renewOne(instanceId: string, held: Held): Promise<void> {
-    const started = this.mono();
-    const keep = this.control?.isLive(instanceId) || (await this.stillWanted(instanceId));
-    if (!keep) {
-      // Logged out, canceled, or a pairing given up: nothing to own.
-      this.held.delete(instanceId);
-      await this.o.leases.release(sessionLease(instanceId), held.token);
-      return;
-    }
-    const renewed = await this.o.leases.renew(sessionLease(instanceId), held.token, this.o.ttlMs).catch((err: unknown) => {
-      this.o.logger.warn({ err, instanceId }, 'session lease not renewed');
-      return null;
-    });
-    if (this.held.get(instanceId) !== held) return;
-    if (renewed === true) this.hold(instanceId, held.token, started);
-    else if (renewed === false) await this.lose(instanceId, 'the lease was taken by another node');
-    // null (the database did not answer): the watchdog closes it if no renewal lands in time.
   }
 
   /** A paired, running instance stays owned while its session is down, as a single node keeps it until restarted. */
@@ -187,19 +177,12 @@ export class SessionOwnership implements SessionHandover {
     return status?.paired === true && instance !== null && !isLapsed(instance.billing_status);
   }
 
-  private async closeOverdue(): Promise<void> {
-    const now = this.mono();
-    for (const [id, held] of this.held) if (now >= held.closeBy) await this.lose(id, 'the lease was not renewed in time');
-  }
-
-  private async lose(instanceId: string, why: string): Promise<void> {
-    const held = this.held.get(instanceId);
-    if (!held || !this.held.delete(instanceId)) return;
+  /** The lease was lost (HeldLease calls this before releasing it): the socket closes first. */
+  private async lose(instanceId: string, held: HeldLease | null, why: string): Promise<void> {
+    if (held === null || this.held.get(instanceId) !== held) return;
+    this.held.delete(instanceId);
     this.o.logger.warn({ instanceId, why }, 'session let go: another node may own it now');
     await this.control?.release(instanceId);
-    // Socket closed first; then, when the database still answers, the lease goes at once instead
-    // of lapsing (a node starved of time, not cut off, hands over without the wait).
-    await this.o.leases.release(sessionLease(instanceId), held.token).catch(() => false);
   }
 
   /** Opens the paired sessions whose lease is free: never held, released, or lapsed with a dead node. */

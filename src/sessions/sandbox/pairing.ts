@@ -38,7 +38,8 @@ export class Pairing {
   async start(conn: SandboxConnection): Promise<void> {
     const linked = await this.credentialPhone(conn);
     if (linked === undefined) {
-      const qr = `sandbox:${this.ids.alphanumeric(32)}`;
+      // Names the instance, so that with many nodes a scan on any node reaches the one showing it.
+      const qr = `sandbox:${conn.instanceId}~${this.ids.alphanumeric(32)}`;
       this.registry.offerQr(conn, qr);
       conn.showQr(qr);
       return;

@@ -121,6 +121,28 @@ export class SandboxNetwork implements MessagingNetwork {
     return { phone: doc._id, jid: doc.jid, ...(doc.lid ? { lid: doc.lid } : {}) };
   }
 
+  /**
+   * Which instance's live session a phone route needs, so that with many nodes it is forwarded to
+   * the node holding it: the one showing the scanned QR; else the one linked to the phone addressed
+   * (`to`); else the one linked to the acting phone. Null when none is linked: handled anywhere.
+   * Another account's phones name nothing (the route answers 404 where it lands).
+   */
+  async sessionOf(accountId: string, phone: string, body: unknown): Promise<string | null> {
+    const input = (typeof body === 'object' && body !== null ? body : {}) as { qr?: unknown; to?: unknown };
+    if (typeof input.qr === 'string') return /^sandbox:([^~]+)~/.exec(input.qr)?.[1] ?? null;
+    let target = phone;
+    if (typeof input.to === 'string') {
+      try {
+        const to = parseAddress('to', input.to);
+        if (to.kind === 'phone') target = to.phone;
+      } catch {
+        return null;
+      }
+    }
+    const link = await this.state.links.findOne({ phone: target });
+    return link && link.account_id === accountId ? link._id : null;
+  }
+
   async scan(accountId: string, phone: string, input: { qr: string }): Promise<void> {
     const doc = await this.phone(accountId, phone);
     if (typeof input.qr !== 'string' || input.qr === '') throw invalidInput('qr', 'must not be empty');

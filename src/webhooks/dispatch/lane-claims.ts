@@ -1,3 +1,4 @@
+import { HeldLease } from '../../cluster/held-lease.js';
 import type { Leases } from '../../cluster/leases.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logging/logger.js';
@@ -20,12 +21,9 @@ export interface LaneOwnership {
 export const everyLane = (stop: AbortSignal): LaneOwnership => ({ owns: () => true, attemptSignal: () => stop, want: () => undefined });
 
 interface Held {
-  token: number;
-  until: number;
-  /** Aborted (with the attempts under it) shortly before the claim would lapse unrenewed, or once it is lost. */
-  abort: AbortController;
+  lease: HeldLease;
+  /** Aborted (with the attempts under it) shortly before the claim would lapse unrenewed, once it is lost, or on stop. */
   signal: AbortSignal;
-  timer: NodeJS.Timeout | undefined;
 }
 
 interface LaneLeaseOptions {
@@ -44,8 +42,8 @@ interface LaneLeaseOptions {
 }
 
 /**
- * Lane claims by lease (fencing token, TTL) in the shared document store. Renewed every third of
- * the TTL; a lane whose claim is not renewed in time is given up here a margin before it lapses,
+ * Lane claims by lease (fencing token, TTL) in the shared document store, each a HeldLease renewed
+ * every quarter of the TTL; a lane whose claim is not renewed in time is given up here a margin before it lapses,
  * aborting its attempts in flight, so two nodes never attempt an instance's deliveries at once
  * while a claim holds. A node that dies stops renewing: another node takes the lane once the
  * lease has lapsed, and reads the instance's queued deliveries from the log.
@@ -79,7 +77,7 @@ export class LaneLeases implements LaneOwnership {
 
   attemptSignal(instanceId: string): AbortSignal | null {
     const held = this.held.get(instanceId);
-    if (!held || held.signal.aborted || held.until - this.o.clock.now().getTime() <= this.marginMs) return null;
+    if (!held || held.signal.aborted || !held.lease.valid) return null;
     return held.signal;
   }
 
@@ -110,8 +108,9 @@ export class LaneLeases implements LaneOwnership {
     await this.round;
     await Promise.all(
       [...this.held].map(async ([instanceId, held]) => {
+        // Released first (its attempts abort then), so the lease is given back, not dropped.
+        await held.lease.release();
         this.drop(instanceId, held);
-        await this.o.leases.release(this.laneLeaseName(instanceId), held.token).catch(() => undefined);
       }),
     );
   }
@@ -125,18 +124,12 @@ export class LaneLeases implements LaneOwnership {
 
   private async claimAll(): Promise<void> {
     const instances = await this.o.instances();
-    // One read for the whole round: only lanes nobody holds are worth an acquire.
+    // One read for the whole round: only lanes nobody holds are worth an acquire (held ones renew themselves).
     const stored = new Map((await this.o.leases.list(instances.filter((id) => !this.held.has(id)).map(this.laneLeaseName))).map((doc) => [doc._id, doc]));
     for (const instanceId of instances) {
       if (this.stopped || this.o.stop.aborted) return;
       const name = this.laneLeaseName(instanceId);
-      const held = this.held.get(instanceId);
-      const now = this.o.clock.now().getTime();
-      if (held) {
-        if (await this.o.leases.renew(name, held.token, this.o.ttlMs)) this.extend(instanceId, held, now + this.o.ttlMs);
-        else this.drop(instanceId, held);
-        continue;
-      }
+      if (this.held.has(instanceId)) continue;
       const seen = stored.get(name);
       // Ours still in the store (let go here when a renewal came late): acquire renews it.
       if (!this.o.leases.isFree(seen) && seen?.holder !== this.o.leases.nodeId) continue;
@@ -146,34 +139,36 @@ export class LaneLeases implements LaneOwnership {
 
   /** True when the lane is this node's now. */
   private async take(instanceId: string): Promise<boolean> {
-    const now = this.o.clock.now().getTime();
-    const token = await this.o.leases.acquire(this.laneLeaseName(instanceId), this.o.ttlMs);
+    const lease = await HeldLease.acquire({
+      leases: this.o.leases,
+      name: this.laneLeaseName(instanceId),
+      ttlMs: this.o.ttlMs,
+      marginMs: this.marginMs,
+      lost: (why) => {
+        const held = this.held.get(instanceId);
+        if (held?.lease !== lease) return;
+        this.o.logger.warn({ instanceId, why }, `a ${this.kind} lane was let go; its attempts stop here`);
+        this.drop(instanceId, held);
+      },
+      renewalFailed: (err) => this.o.logger.warn({ err, instanceId }, `a ${this.kind} lane claim could not be renewed; retrying`),
+    });
     // Taken meanwhile by the other path (a round and a want race): one hold only.
-    if (token === null || this.stopped) return false;
-    if (this.held.has(instanceId)) return true;
-    const abort = new AbortController();
-    const fresh: Held = { token, until: 0, abort, signal: AbortSignal.any([this.o.stop, abort.signal]), timer: undefined };
-    this.held.set(instanceId, fresh);
-    this.extend(instanceId, fresh, now + this.o.ttlMs);
+    if (lease === null) return false;
+    if (this.stopped || this.held.has(instanceId)) {
+      // The same token either way (acquire renewed ours): the hold kept is the first one.
+      lease.drop();
+      return !this.stopped;
+    }
+    this.held.set(instanceId, { lease, signal: AbortSignal.any([this.o.stop, lease.signal]) });
     this.o.gained(instanceId);
     return true;
   }
 
-  private extend(instanceId: string, held: Held, until: number): void {
-    held.until = until;
-    clearTimeout(held.timer);
-    held.timer = setTimeout(() => {
-      this.o.logger.warn({ instanceId }, `a ${this.kind} lane claim was not renewed in time; its attempts stop here`);
-      this.drop(instanceId, held);
-    }, Math.max(0, until - this.marginMs - this.o.clock.now().getTime()));
-    held.timer.unref();
-  }
-
+  /** Forgets the lane here (once per hold) and tells the feeder. */
   private drop(instanceId: string, held: Held): void {
-    clearTimeout(held.timer);
-    if (this.held.get(instanceId) === held) this.held.delete(instanceId);
-    if (held.abort.signal.aborted) return;
-    held.abort.abort();
+    if (this.held.get(instanceId) !== held) return;
+    this.held.delete(instanceId);
+    held.lease.drop();
     this.o.lost(instanceId);
   }
 }
