@@ -8,6 +8,8 @@ import { INSTANCES, instancesProjection } from '../projections/instances/instanc
 import type { Projection } from '../projections/projection.js';
 import { SESSION_STATUS, sessionsProjection } from '../projections/sessions/sessions-projection.js';
 import { STATS, STATS_SESSIONS, StatsProjection } from '../projections/stats/stats-projection.js';
+import { BOTS, botsProjection } from '../projections/bots/bots-projection.js';
+import { BOT_SESSIONS, botSessionsProjection } from '../projections/bots/bot-sessions-projection.js';
 
 /**
  * What can be rebuilt: each read model's projection (named as the runner's checkpoint) and the
@@ -49,6 +51,8 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'chats', staged: true, ownThread: true, collections: [CHATS], projection: () => chatsProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
+  { name: 'bots', staged: true, collections: [BOTS], projection: () => botsProjection },
+  { name: 'bot-sessions', staged: true, collections: [BOT_SESSIONS], projection: () => botSessionsProjection },
 ];
 
 export class UnknownReadModelError extends Error {}
