@@ -129,6 +129,11 @@ import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
 import { checkExportConfig, createExport, type ExportTuning } from './export/index.js';
 import { ExportCommands } from './commands/export.js';
 import { exportRoutes } from './api/routes/export.js';
+import { botsProjection } from './projections/bots/bots-projection.js';
+import { botSessionsProjection } from './projections/bots/bot-sessions-projection.js';
+import { BotQueries } from './projections/bots/bot-queries.js';
+import { BotCommands } from './commands/bots.js';
+import { botRoutes } from './api/routes/bots.js';
 
 const VERSION = '1.0.0';
 
@@ -224,6 +229,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     sendQueue,
     messagesProjection,
     scheduledSendsModel,
+    botsProjection,
+    botSessionsProjection,
     ...webhooks.projections,
     ...eventExport.projections,
     ...auditProjections(),
@@ -409,6 +416,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   pokeBridge = () => bridge.poke();
   const callbacks = new HelpdeskCallbacks(backends.events, helpdeskQueries, (id, sealed) => helpdeskCommands.openInboxSecret(id, sealed), clock);
   const groupQueries = new GroupQueries(backends.docs);
+  const botQueries = new BotQueries(backends.docs);
+  const botCommands = new BotCommands(handler, rw, box, clock);
   const groupInvites = new GroupInvites(manager, clock, logger.child({ module: 'group-invites' }));
   const contactQueries = new ContactQueries(backends.docs);
   const extraRoutes = [
@@ -429,6 +438,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...(choice.sandbox ? sandboxRoutes(choice.sandbox) : []),
     ...(choice.sandbox ? sandboxFarEndRoutes(choice.sandbox) : []),
     ...webhookDeliveryRoutes(webhooks.log),
+    ...botRoutes({ commands: botCommands, queries: botQueries, allowPrivate: config.ALLOW_PRIVATE_TARGETS }),
     ...exportRoutes({ commands: new ExportCommands(handler, rw, eventExport.readModel), queries: eventExport.queries, enabled: eventExport.enabled }),
     ...billingRoutes({
       provider: billing.settings.provider,

@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AccountEventSchemas } from './account/events.js';
 import type { DomainEvent } from './decider.js';
 import { HelpdeskEventSchemas } from './helpdesk/events.js';
+import { BotEventSchemas } from './bots/events.js';
 import { InstanceEventSchemas } from './instance/events.js';
 import { SessionEventSchemas } from './session/events.js';
 import { WebhookDeliveryEventSchemas } from './webhook/delivery-events.js';
@@ -17,6 +18,7 @@ export const STORED_EVENT_SCHEMAS = {
   ...SessionEventSchemas,
   ...WebhookDeliveryEventSchemas,
   ...HelpdeskEventSchemas,
+  ...BotEventSchemas,
 } as const;
 
 type Schemas = typeof STORED_EVENT_SCHEMAS;

@@ -10,6 +10,8 @@ import { messagesProjection } from '../projections/messages/messages-projection.
 import type { Projection } from '../projections/projection.js';
 import { SESSION_STATUS, sessionsProjection } from '../projections/sessions/sessions-projection.js';
 import { STATS, STATS_SESSIONS, StatsProjection } from '../projections/stats/stats-projection.js';
+import { BOTS, botsProjection } from '../projections/bots/bots-projection.js';
+import { BOT_SESSIONS, botSessionsProjection } from '../projections/bots/bot-sessions-projection.js';
 
 /**
  * What can be rebuilt: each read model's projection (named as the runner's checkpoint) and the
@@ -53,6 +55,8 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'messages', staged: false, collections: [MESSAGES], projection: () => messagesProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
+  { name: 'bots', staged: true, collections: [BOTS], projection: () => botsProjection },
+  { name: 'bot-sessions', staged: true, collections: [BOT_SESSIONS], projection: () => botSessionsProjection },
 ];
 
 export class UnknownReadModelError extends Error {}

@@ -40,7 +40,9 @@ const SHOWN = new Set(
   action jids last_seen online profile_picture read_receipts color label_id labeled background_color font recipients
   button_text code creator_jid delay_ms enc_iv enc_payload forwarded gif link_preview list mentions poll_message_id poll_vote rows
   sections selected_options thumbnail title undecrypted view_once voter_jid waveform send_at was
-  ptv album images videos event start_s end_s join_link canceled expires_s group_name`.split(/\s+/),
+  ptv album images videos event start_s end_s join_link canceled expires_s group_name
+  bot_id trigger value scope expire_minutes stop_keyword pause_on_human typebot model system_prompt max_history at answers
+  bot_session idle_minutes attempt gave_up`.split(/\s+/),
 );
 
 describe('history redaction', () => {
@@ -59,6 +61,11 @@ describe('history redaction', () => {
       expect(isSecretField(name), name).to.equal(true);
     }
     for (const name of SHOWN) expect(isSecretField(name), name).to.equal(false);
+  });
+
+  it("hides a bot's API key, sealed or masked, and shows its stop keyword", () => {
+    for (const name of ['api_key', 'api_key_sealed', 'api_key_masked']) expect(isSecretField(name), name).to.equal(true);
+    expect(redact({ stop_keyword: 'stop', api_key_masked: 'sk-1…abcd' })).to.deep.equal({ stop_keyword: 'stop', api_key_masked: REDACTED });
   });
 
   it('redacts at every depth, in arrays too, and leaves the rest as it was', () => {

@@ -5,9 +5,10 @@ export const REDACTED = '[redacted]';
  * of one, a sealed value or key material. It goes by name, at every depth, so a secret field
  * added to any event later is covered without touching this file (test/history/redaction.test.ts
  * walks every event schema to keep it so). Over-redacting an identifier such as `client_token`
- * is the price of never missing one.
+ * is the price of never missing one. A keyword (a bot's `stop_keyword`) is a word people type,
+ * not key material: it shows.
  */
-const SECRET_NAME = /(hash|sealed|secret|password|token|key|cipher|credential|private|signature|invite)/i;
+const SECRET_NAME = /(hash|sealed|secret|password|token|key(?!word)|cipher|credential|private|signature|invite)/i;
 
 export function isSecretField(name: string): boolean {
   return SECRET_NAME.test(name);
