@@ -27,8 +27,8 @@ interface Entry {
   windowStart: number;
 }
 
-/** How long an attempt refused because of attempts still in flight should wait. */
-const IN_FLIGHT_RETRY_S = 1;
+/** The shortest wait a refusal names (Retry-After is whole seconds, at least one). */
+const MIN_RETRY_S = 1;
 
 /**
  * Counts failed sign-ins per key. An attempt reserves its failure *before* the expensive check
@@ -49,8 +49,10 @@ export class AttemptLimiter {
     const now = this.clock.now().getTime();
     const entry = this.live(key, now);
     if (!entry || entry.failures + entry.pending < this.policy.maxFailures) return 0;
-    if (entry.failures < this.policy.maxFailures) return IN_FLIGHT_RETRY_S;
-    return (entry.windowStart + this.policy.windowMs - now) / 1000;
+    // Refused while attempts are still being checked: they count as the failures they nearly
+    // always are (a burst of guesses), so the wait named is the window's end, when a retry can
+    // succeed, not a second after which the same refusal would come again.
+    return Math.max(MIN_RETRY_S, (entry.windowStart + this.policy.windowMs - now) / 1000);
   }
 
   /** Reserves one failure for an attempt about to be checked; ask `blockedFor` first. */

@@ -28,6 +28,22 @@ export interface RealtimeOptions {
 }
 
 const PATH = /^\/instances\/([^/]{1,64})\/events\/ws\/?$/;
+/**
+ * How often an open stream's credential is checked again, the way a REST request would check it
+ * now: a revoked, rotated, signed-out or expired credential closes the stream (4401) within this
+ * of REST refusing it on the same node (and within the registry's RECHECK_MS on another node).
+ */
+const RECHECK_EVERY_MS = 200;
+
+type Credentials = Parameters<Authenticator['authenticate']>[0];
+
+/** What a stream keeps to check its credential again. */
+interface Holder {
+  credentials: Credentials;
+  instanceId: string;
+  lastCheck: number;
+  checking: boolean;
+}
 
 /**
  * `GET /instances/{id}/events/ws` (CONTRACT.md, Realtime stream): the upgrade is authenticated
@@ -39,6 +55,7 @@ export class RealtimeServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   private readonly streams = new Set<RealtimeStream>();
   private readonly perAccount = new Map<string, number>();
+  private readonly holders = new Map<RealtimeStream, Holder>();
   private readonly timer: NodeJS.Timeout;
   private readonly limits: StreamLimits;
 
@@ -46,6 +63,7 @@ export class RealtimeServer {
     this.limits = { ...DEFAULT_LIMITS, ...o.limits };
     this.timer = setInterval(() => {
       for (const stream of this.streams) stream.tick(o.ackTimeoutMs ?? 60_000);
+      this.recheckCredentials();
     }, 200);
     this.timer.unref();
   }
@@ -84,7 +102,8 @@ export class RealtimeServer {
       const value = req.headers[name];
       return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
     };
-    const { principal } = await this.o.authenticator.authenticate(this.credentials(req, headers), 'instance', instanceId);
+    const credentials = this.credentials(req, headers);
+    const { principal } = await this.o.authenticator.authenticate(credentials, 'instance', instanceId);
     const accountId = principal?.accountId as string;
     if ((this.perAccount.get(accountId) ?? 0) >= this.o.maxPerAccount) {
       throw new DomainError('rate_limited', `at most ${this.o.maxPerAccount} realtime streams per account`, undefined, 5);
@@ -108,11 +127,13 @@ export class RealtimeServer {
       socket.off('close', release);
       const stream = new RealtimeStream(ws, instanceId, this.o.store, types, start, this.limits, this.o.logger, this.o.now ?? Date.now);
       this.streams.add(stream);
+      this.holders.set(stream, { credentials, instanceId, lastCheck: Date.now(), checking: false });
       const unlisten = this.o.hub.listen(instanceId, (event) => stream.live(event));
       ws.on('close', () => {
         stream.markClosed();
         unlisten();
         this.streams.delete(stream);
+        this.holders.delete(stream);
         release();
       });
       ws.on('error', () => ws.terminate());
@@ -121,11 +142,37 @@ export class RealtimeServer {
   }
 
   /**
+   * Checks each open stream's credential again as a REST request would (same authenticator, same
+   * caches and read models, so the same revocations, rotations and expiry), one check per stream
+   * at a time. Refused: the stream closes with 4401. A store that cannot answer closes nothing.
+   */
+  private recheckCredentials(): void {
+    const now = Date.now();
+    for (const [stream, holder] of this.holders) {
+      if (holder.checking || now - holder.lastCheck < RECHECK_EVERY_MS) continue;
+      holder.checking = true;
+      this.o.authenticator
+        .authenticate(holder.credentials, 'instance', holder.instanceId)
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            if (err instanceof DomainError && REFUSALS.has(err.type)) stream.close(4401, closeReason(`credential refused: ${err.message}`));
+            else this.o.logger.warn({ err, instanceId: holder.instanceId }, 'realtime stream credential could not be checked again');
+          },
+        )
+        .finally(() => {
+          holder.checking = false;
+          holder.lastCheck = Date.now();
+        });
+    }
+  }
+
+  /**
    * What authenticates the upgrade: its headers, and the session cookie only when the page that
    * opens the socket is the gateway's (see upgrade-origin.ts). A cookie from another origin with
    * no other credential is refused as such, not as "no credentials", so the cause is plain.
    */
-  private credentials(req: IncomingMessage, headers: (name: string) => string): Parameters<Authenticator['authenticate']>[0] {
+  private credentials(req: IncomingMessage, headers: (name: string) => string): Credentials {
     const cookies = new Cookies(req, new ServerResponse(req));
     if (fromOwnOrigin(req, this.o.publicUrl)) return { get: headers, cookies, method: 'GET' };
     const otherCredential = headers('authorization') !== '' || headers('x-instance-token') !== '' || headers('x-client-token') !== '';
@@ -137,6 +184,15 @@ export class RealtimeServer {
     const [last] = await this.o.store.readStream(`session-${instanceId}`, { direction: 'backwards', maxCount: 1 });
     return last ? Number(last.revision) + 1 : 0;
   }
+}
+
+/** What a credential checked again can be refused with: each ends the stream. */
+const REFUSALS: ReadonlySet<string> = new Set(['unauthorized', 'forbidden', 'not_found']);
+
+/** A close frame's reason holds at most 123 bytes. */
+function closeReason(text: string): string {
+  const bytes = Buffer.from(text);
+  return bytes.length <= 123 ? text : bytes.subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '');
 }
 
 /** The path's instance id, decoded; bad percent-encoding is the client's error. */
