@@ -250,6 +250,50 @@ describe('helpdesk bridge over HTTP (sandbox and the Chatwoot test server)', fun
   });
 });
 
+describe('helpdesk bridge: an answer that cannot go out holds no other conversation', function () {
+  this.timeout(40_000);
+  let t: TestGateway;
+  let chatwoot: ChatwootTestServer;
+  before(async () => {
+    chatwoot = await new ChatwootTestServer().start();
+    t = await startTestGateway(SANDBOX);
+  });
+  after(async () => {
+    await t.stop();
+    await chatwoot.close();
+  });
+
+  it('reports an answer to a number not on WhatsApp as a private note at once, and a failing answer holds only its own conversation', async () => {
+    const w = await world(t);
+    const config = await configure(w, chatwoot);
+    const other = await newPhone(t.api, w.owner, { push_name: 'Bruno Customer' });
+    const conversationOf = async (phone: string) => {
+      const first = await say(w, phone, w.me.phone, `hello from ${phone}`);
+      await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${first}`), 'the message in the helpdesk');
+      return chatwoot.messages.find((m) => m.source_id === `WAID:${first}`)?.conversation_id as number;
+    };
+    const stuck = await conversationOf(w.customer.phone);
+    const served = await conversationOf(other.phone);
+    // An agent starts a conversation with a number typed by hand, which is not on WhatsApp.
+    const nowhere = chatwoot.startConversation(config.inbox_id, { name: 'Typo', phone_number: '+5511900000001' });
+    expect((await chatwoot.agentReply(nowhere.id, { content: 'to a number not on WhatsApp' })).callback.status).to.equal(200);
+    // The helpdesk's file store fails for the next answer's attachment, for a long while (retried).
+    chatwoot.fail(/^GET \/rails\/active_storage\/blobs\//, 503, 1_000_000);
+    const file = { file_name: 'invoice.pdf', content_type: 'application/pdf', bytes: Buffer.from('%PDF-1.4 not really') };
+    expect((await chatwoot.agentReply(stuck, { content: '', attachments: [file] })).callback.status).to.equal(200);
+    for (const text of ['first answer', 'second answer', 'third answer']) {
+      expect((await chatwoot.agentReply(served, { content: text })).callback.status).to.equal(200);
+    }
+    await waitFor(() => chatwoot.conversationMessages(nowhere.id).some((m) => m.private), 'the private note on the conversation');
+    const note = chatwoot.conversationMessages(nowhere.id).find((m) => m.private);
+    expect(note?.content).to.match(/^Not delivered to WhatsApp: .*not on WhatsApp/);
+    await waitFor(async () => (await inboxOf(w, other.phone)).filter((m) => m.text?.endsWith(' answer')).length === 3, "the other conversation's answers on its phone");
+    expect((await inboxOf(w, other.phone)).filter((m) => m.text?.endsWith(' answer')).map((m) => m.text)).to.deep.equal(['first answer', 'second answer', 'third answer']);
+    // The failing answer still waits for its retry: not given up, not reported.
+    expect(chatwoot.conversationMessages(stuck).some((m) => m.private)).to.equal(false);
+  });
+});
+
 describe('helpdesk bridge across failures and a restart', function () {
   this.timeout(40_000);
   let chatwoot: ChatwootTestServer;

@@ -1,3 +1,4 @@
+import { DomainError } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
 import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
@@ -50,7 +51,9 @@ const TOO_MANY_WAIT_MS = 60_000;
  * Carries out the outbox's jobs. One lane per instance and direction runs in log order, one job
  * at a time, so a conversation sees its messages in order and two of them never race to open it;
  * lanes run side by side. A failure waits with exponential back-off (a minute when the helpdesk
- * says "too many messages"), holding its lane; a job is done only once its effect is recorded.
+ * says "too many messages"), holding its conversation but stepping aside for the lane's others;
+ * a final refusal (not on WhatsApp, no address) is given up at once. A job is done only once its
+ * effect is recorded.
  *
  * With several nodes, a job is claimed (on its document, expiring) by the node that carries it
  * out, and renewed while it runs (a history import takes a while); a lane whose head another node
@@ -113,17 +116,34 @@ export class HelpdeskBridge {
     }
   }
 
-  /** The first pending job of each lane, when it is due. */
+  /**
+   * The job each lane carries out next. A lane is an instance's direction, run in log order one job
+   * at a time; a head that failed and waits for its retry steps aside for the other conversations
+   * (it holds only its own, whose later jobs wait behind it), so one conversation that cannot be
+   * served never holds the others. A waiting history import holds its whole lane (it touches every
+   * conversation).
+   */
   private async dueHeads(): Promise<JobDoc[]> {
     const pending = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ state: 'pending' }, { sort: { pos: 1 }, limit: 1000 });
     const now = this.o.clock.now().getTime();
-    const heads = new Map<string, JobDoc>();
+    const lanes = new Map<string, { head: JobDoc | null; waiting: Set<string> | 'all' }>();
     for (const job of pending) {
-      const lane = `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
-      if (!heads.has(lane)) heads.set(lane, job);
+      const key = `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
+      let lane = lanes.get(key);
+      if (!lane) lanes.set(key, (lane = { head: null, waiting: new Set() }));
+      if (lane.head || lane.waiting === 'all') continue;
+      const conversation = conversationOf(job);
+      if (conversation !== null && lane.waiting.has(conversation)) continue;
+      // A head another node is carrying out holds its lane there.
+      if (this.claims.heldElsewhere(job)) {
+        lane.waiting = 'all';
+        continue;
+      }
+      if (job.due_ms <= now) lane.head = job;
+      else if (conversation === null) lane.waiting = 'all';
+      else lane.waiting.add(conversation);
     }
-    // A head another node is carrying out holds its lane there.
-    return [...heads.values()].filter((job) => job.due_ms <= now && !this.claims.heldElsewhere(job));
+    return [...lanes.values()].flatMap((lane) => (lane.head ? [lane.head] : []));
   }
 
   private async run(job: JobDoc): Promise<void> {
@@ -174,7 +194,7 @@ export class HelpdeskBridge {
   private async failed(job: JobDoc, claim: Claim, account: HelpdeskAccount, err: unknown): Promise<void> {
     const message = err instanceof Error ? err.message : String(err);
     const now = this.o.clock.now().getTime();
-    const final = err instanceof UndeliverableReply || (err instanceof HelpdeskError && err.status !== null && err.status >= 400 && err.status < 500 && ![408, 422, 425, 429].includes(err.status));
+    const final = finalRefusal(err);
     const expired = now - (job.first_failed_ms ?? now) > (this.o.horizonMs ?? 86_400_000);
     if (final || expired) {
       this.o.logger.warn({ err, jobId: job._id, instanceId: job.instance_id }, 'helpdesk bridge gave a job up');
@@ -214,6 +234,30 @@ export class HelpdeskBridge {
     this.sweptAt = now;
     await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
   }
+}
+
+/** The conversation a job belongs to (the WhatsApp chat, or the helpdesk conversation); null for one that touches them all. */
+function conversationOf(job: JobDoc): string | null {
+  switch (job.work.kind) {
+    case 'to_whatsapp':
+      return `helpdesk:${job.work.reply.conversation_id}`;
+    case 'to_helpdesk':
+      return job.work.message.chat;
+    case 'seen':
+      return job.work.chat;
+    case 'import':
+      return null;
+  }
+}
+
+/**
+ * A refusal that retrying cannot change: no address to send to, a number that is not on
+ * WhatsApp, content the network refuses. Final at once, and reported back as a private note.
+ */
+function finalRefusal(err: unknown): boolean {
+  if (err instanceof UndeliverableReply) return true;
+  if (err instanceof DomainError) return err.type === 'invalid_input' || err.type === 'payload_too_large';
+  return err instanceof HelpdeskError && err.status !== null && err.status >= 400 && err.status < 500 && ![408, 422, 425, 429].includes(err.status);
 }
 
 /** Renews a claim every third of its life while the work runs; nothing to do on one node. */

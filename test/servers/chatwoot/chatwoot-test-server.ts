@@ -170,6 +170,15 @@ export class ChatwootTestServer {
     return inbox;
   }
 
+  /** A conversation an agent starts with a contact typed in by hand (a phone number, no WhatsApp id). */
+  startConversation(inboxId: number, contact: { name: string; phone_number: string }): Conversation {
+    const stored: Contact = { id: this.id(), name: contact.name, phone_number: contact.phone_number, identifier: null, email: null, additional_attributes: {} };
+    this.contacts.push(stored);
+    const conversation: Conversation = { id: this.id(), account_id: this.accountId, inbox_id: inboxId, contact_id: stored.id, status: 'open', source_id: randomBytes(8).toString('hex') };
+    this.conversations.push(conversation);
+    return conversation;
+  }
+
   conversationMessages(conversationId: number): Message[] {
     return this.messages.filter((m) => m.conversation_id === conversationId && !m.deleted);
   }
