@@ -243,4 +243,27 @@ describe('sending every kind over HTTP, checked at the far end (sandbox)', funct
     expect(again.body).to.deep.equal(first.body);
     expect((await inbox(peer.phone)).filter((m) => m.message_id === first.body.data.message_id)).to.have.length(1);
   });
+
+  it('documents every send route and message action in OpenAPI, with a request and an answer example', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    const kinds = ['text', 'image', 'video', 'audio', 'document', 'sticker', 'location', 'contact', 'poll', 'list', 'buttons'];
+    const routes: [string, string][] = [
+      ...kinds.map((k): [string, string] => [`/instances/{id}/chat/send/${k}`, 'post']),
+      ...['edit', 'revoke', 'forward', 'presence', 'react'].map((a): [string, string] => [`/instances/{id}/chat/${a}`, 'post']),
+      ['/instances/{id}/messages/{message_id}', 'delete'],
+    ];
+    for (const [path, method] of routes) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).to.be.an('object');
+      if (method === 'post') {
+        const examples = op.requestBody.content['application/json'].schema.examples;
+        expect(examples, `${path} request examples`).to.be.an('array').that.is.not.empty;
+        // Each example is a body the route takes: it names the address and nothing it would refuse.
+        expect(examples[0], path).to.have.property('phone');
+      }
+      const ok = op.responses['200'].content['application/json'].schema;
+      expect(ok.examples, `${method} ${path} answer examples`).to.be.an('array').that.is.not.empty;
+      expect(ok.examples[0]).to.include({ code: 200, success: true });
+    }
+  });
 });

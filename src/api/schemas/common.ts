@@ -14,8 +14,8 @@ FormatRegistry.Set('uri', (v) => {
   }
 });
 
-export const Envelope = <T extends TSchema>(data: T) =>
-  Type.Object({ code: Type.Integer({ example: 200 }), success: Type.Boolean(), data });
+export const Envelope = <T extends TSchema>(data: T, example?: Record<string, unknown>) =>
+  Type.Object({ code: Type.Integer({ example: 200 }), success: Type.Boolean(), data }, example ? { examples: [{ code: 200, success: true, data: example }] } : {});
 
 export const ErrorBody = Type.Object(
   {

@@ -25,7 +25,7 @@ export const SendButtonsBody = Type.Object(
     delay_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 20_000 })),
     send_at: Type.Optional(Type.String({ format: 'date-time' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ phone: '5511999990001', message: 'Confirm your booking?', buttons: [{ id: 'yes', text: 'Yes' }, { id: 'no', text: 'No' }], footer: 'Reply any time' }] },
 );
 
 export const MarkReadBody = Type.Object(
@@ -35,11 +35,11 @@ export const MarkReadBody = Type.Object(
 
 export const ReactBody = Type.Object(
   { phone: Phone, message_id: MessageId, reaction: Type.String({ maxLength: 32, description: 'an emoji; "" removes the reaction' }) },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ phone: '5511999990001', message_id: '3EB0C431D5A1B2C3D4E5', reaction: '👍' }] },
 );
 
 const Queued = Type.Optional(Type.Literal('queued', { description: 'present when the send waits for its turn (send pacing); it goes out in order under message_id' }));
-export const MessageIdAnswer = Envelope(Type.Object({ message_id: Type.String(), status: Queued }));
+export const MessageIdAnswer = Envelope(Type.Object({ message_id: Type.String(), status: Queued }), { message_id: '3EB0C431D5A1B2C3D4E5' });
 export const ButtonsAnswer = Envelope(
   Type.Object({
     message_id: Type.String(),

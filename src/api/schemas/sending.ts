@@ -136,6 +136,7 @@ export const SendAnswer = Envelope(
     timestamp: Type.String({ format: 'date-time', description: 'when it was sent, queued, or is scheduled for' }),
     fallback: Type.Optional(Type.String({ description: 'present when the network would not render the kind: what was sent instead (also in X-Fallback)' })),
   }),
+  { message_id: '3EB0C431D5A1B2C3D4E5', jid: '5511999990001@s.whatsapp.net', status: 'sent', timestamp: '2026-01-15T12:00:00.000Z' },
 );
 
 export const EditBody = Type.Object(
@@ -155,5 +156,5 @@ export const PresenceBody = Type.Object(
   { additionalProperties: false, examples: [{ phone: P, state: 'composing' }] },
 );
 export const MessageParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }), message_id: MessageId });
-export const MessageIdData = Envelope(Type.Object({ message_id: Type.String() }));
-export const EmptyData = Envelope(Type.Object({}));
+export const MessageIdData = Envelope(Type.Object({ message_id: Type.String() }), { message_id: '3EB0C431D5A1B2C3D4E5' });
+export const EmptyData = Envelope(Type.Object({}), {});

@@ -83,7 +83,8 @@ export class SendCommands {
       const media = draft.caption !== undefined ? { ...uploaded, caption: draft.caption } : uploaded;
       return await this.dispatch(instance, connection, to, { kind: 'media', media, ...(draft.view_once ? { view_once: true } : {}), ...common }, sendAt, context);
     } finally {
-      await prepared.done();
+      // Not on the answer's path: removing the send's files is the caller's wait for nothing.
+      void prepared.done().catch(() => undefined);
     }
   }
 

@@ -252,39 +252,3 @@ export function checkPlainDigest(digest: PlainDigest, expected: ExpectedMedia): 
   if (!digest.paddingValid) throw new MediaIntegrityError('file_sha256', 'media padding is invalid');
   if (!sameBytes(digest.sha256, expected.fileSha256)) throw new MediaIntegrityError('file_sha256', 'media file hash mismatch');
 }
-
-/**
- * Incremental encryption, for files read as a stream: `update` returns the ciphertext so far,
- * `final` the last block and the MAC, with both hashes. Nothing but the current piece is held.
- */
-export class MediaEncryptor {
-  private readonly cipher;
-  private readonly mac: Hmac;
-  private readonly encHash: Hash = createHash('sha256');
-  private readonly plainHash: Hash = createHash('sha256');
-  private plainLength = 0;
-
-  constructor(kind: MediaKind, mediaKey: Uint8Array) {
-    const { iv, cipherKey, macKey } = expandMediaKey(kind, mediaKey);
-    this.cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
-    this.mac = createHmac('sha256', macKey).update(iv);
-  }
-
-  update(plain: Uint8Array): Buffer {
-    this.plainHash.update(plain);
-    this.plainLength += plain.length;
-    const out = this.cipher.update(plain);
-    this.mac.update(out);
-    this.encHash.update(out);
-    return out;
-  }
-
-  final(): { tail: Buffer; fileSha256: Buffer; fileEncSha256: Buffer; fileLength: number } {
-    const last = this.cipher.final();
-    this.mac.update(last);
-    const mac = this.mac.digest().subarray(0, MAC_LENGTH);
-    const tail = Buffer.concat([last, mac]);
-    this.encHash.update(tail);
-    return { tail, fileSha256: this.plainHash.digest(), fileEncSha256: this.encHash.digest(), fileLength: this.plainLength };
-  }
-}

@@ -1,7 +1,7 @@
 import { DomainError, invalidInput } from '../../domain/errors.js';
 import type { Clock } from '../../infra/clock.js';
-import { createReadStream } from 'node:fs';
-import { decryptMedia, encryptMedia, MediaEncryptor } from '../../infra/crypto/whatsapp-media.js';
+import { MediaEncryptPool } from '../../infra/crypto/media-encrypt-pool.js';
+import { decryptMedia, encryptMedia } from '../../infra/crypto/whatsapp-media.js';
 import type { MediaUpload } from '../port.js';
 import type { IdGenerator } from '../../infra/ids.js';
 import type { MediaInput } from './schemas.js';
@@ -27,6 +27,9 @@ const blobIdOfPath = (path: string) => blobIdOf(path.slice(path.lastIndexOf('/')
  * bytes, which GET /sandbox/media/<blob>.enc serves to the gateway's own download routes.
  */
 export class MediaStore {
+  /** Workers start on the first upload and never keep the process alive. */
+  private readonly encryptor = new MediaEncryptPool();
+
   constructor(
     private readonly state: SandboxState,
     private readonly ids: IdGenerator,
@@ -60,41 +63,22 @@ export class MediaStore {
 
   /**
    * An instance's upload: the file is read, encrypted and stored a chunk at a time, so a large video
-   * is never held whole; the blob exists (is served) once its last chunk is written.
+   * is never held whole; the blob exists (is served) once its last chunk is written. The reading,
+   * ciphering and hashing happen on the encryption workers, each chunk being encrypted
+   * there while the one before it is stored.
    */
   async uploadFile(accountId: string, file: MediaUpload): Promise<StoredMedia> {
     if (!MIMETYPE.test(file.mimetype)) throw invalidInput('media.mimetype', 'must be a MIME type such as image/jpeg');
     if (file.length > MAX_MEDIA_BYTES) throw new DomainError('payload_too_large', `media larger than ${MAX_MEDIA_BYTES} bytes`);
     const mediaKey = this.ids.bytes(32);
-    const encryptor = new MediaEncryptor(file.kind === 'sticker' ? 'image' : file.kind, mediaKey);
     const blobId = this.ids.alphanumeric(32);
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
     let index = 0;
-    let stored = 0;
-    const flush = async (all: boolean) => {
-      while (pendingBytes >= CHUNK_BYTES || (all && pendingBytes > 0)) {
-        const joined = Buffer.concat(pending);
-        const piece = joined.subarray(0, CHUNK_BYTES);
-        const rest = joined.subarray(piece.length);
-        pending = rest.length > 0 ? [rest] : [];
-        pendingBytes = rest.length;
-        const doc: MediaChunkDoc = { _id: `${blobId}:${index}`, blob: blobId, index, data: piece.toString('base64') };
-        await this.state.mediaChunks.insertOne(doc);
-        index += 1;
-        stored += piece.length;
-      }
-    };
-    for await (const chunk of createReadStream(file.path, { highWaterMark: 1024 * 1024 })) {
-      const out = encryptor.update(chunk as Buffer);
-      pending.push(out);
-      pendingBytes += out.length;
-      await flush(false);
-    }
-    const done = encryptor.final();
-    pending.push(done.tail);
-    pendingBytes += done.tail.length;
-    await flush(true);
+    const done = await this.encryptor.encryptFile(file.kind === 'sticker' ? 'image' : file.kind, mediaKey, file.path, CHUNK_BYTES, async (piece) => {
+      const doc: MediaChunkDoc = { _id: `${blobId}:${index}`, blob: blobId, index, data: piece.data };
+      await this.state.mediaChunks.insertOne(doc);
+      index += 1;
+    });
+    const stored = done.encLength;
     // Not flushed on its own: the message that carries it is, and waits for the disk (Messaging.send).
     await this.state.media.insertOne({ _id: blobId, account_id: accountId, length: stored, chunks: index, created_at: this.clock.now().toISOString() });
     const path = mediaPath(blobId);
@@ -164,13 +148,13 @@ export class MediaStore {
   private async bytes(blobId: string, count: number): Promise<Buffer | null> {
     const chunks = await this.state.mediaChunks.find({ blob: blobId }, { sort: { index: 1 } });
     if (chunks.length !== count) return null;
-    return Buffer.concat(chunks.map((c) => Buffer.from(c.data, 'base64')));
+    return Buffer.concat(chunks.map((c) => (typeof c.data === 'string' ? Buffer.from(c.data, 'base64') : c.data)));
   }
 
   private async put(accountId: string, blobId: string, enc: Buffer): Promise<void> {
     const chunks: MediaChunkDoc[] = [];
     for (let offset = 0, index = 0; offset < enc.length; offset += CHUNK_BYTES, index++) {
-      const data = enc.subarray(offset, offset + CHUNK_BYTES).toString('base64');
+      const data = enc.subarray(offset, offset + CHUNK_BYTES);
       chunks.push({ _id: `${blobId}:${index}`, blob: blobId, index, data });
     }
     await this.state.docs.batch(

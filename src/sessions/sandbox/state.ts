@@ -173,8 +173,8 @@ export interface MediaChunkDoc extends Document {
   _id: string;
   blob: string;
   index: number;
-  /** Base64: a string is stored the same by every adapter, unlike binary values. */
-  data: string;
+  /** The bytes (both adapters give a Buffer back); base64 in chunks stored by earlier versions. */
+  data: Buffer | string;
 }
 
 /** A voice call one phone placed to another (a sandbox extension: SANDBOX.md has no calls). */
