@@ -51,8 +51,9 @@ export const READ_MODELS: readonly ReadModel[] = [
   { name: 'groups', staged: true, collections: [GROUPS, LID_MAP], projection: () => groupsProjection },
   { name: 'contacts', staged: true, collections: [CONTACTS, LABELS], projection: () => contactsProjection },
   { name: 'chats', staged: true, ownThread: true, collections: [CHATS], projection: () => chatsProjection },
-  // One document per message, updated by receipts, reactions and edits: written as it goes, like history.
-  { name: 'messages', staged: false, collections: [MESSAGES], projection: () => messagesProjection },
+  // One document per message, updated by receipts, reactions and edits: folded in memory (a
+  // message costs a map entry, not a transaction with its index entries), written once.
+  { name: 'messages', staged: true, collections: [MESSAGES], projection: () => messagesProjection },
   { name: 'history', staged: false, appendOnly: true, collections: [HISTORY], projection: () => historyProjection },
   { name: 'stats', staged: true, collections: [STATS, STATS_SESSIONS], projection: () => new StatsProjection() },
   { name: 'bots', staged: true, collections: [BOTS], projection: () => botsProjection },

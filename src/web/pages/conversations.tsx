@@ -9,6 +9,8 @@ import { useLiveRead, useLiveState } from '../live/use-live.js';
 import { hrefOf, onLink } from '../router.js';
 
 const PAGE = 30;
+/** Chats at the top of the list whose last message is shown. */
+const PREVIEWS = 12;
 /** Events after which what the view shows may have changed: a message (new, edited, reacted...), a receipt, history. */
 const WANTED = new Set(['Message', 'ReadReceipt', 'HistorySync']);
 
@@ -75,20 +77,24 @@ function Conversations({ instance, live }: { instance: Instance; live: LiveStrea
   const bottom = useRef<HTMLDivElement>(null);
   const newest = useRef<string | undefined>(undefined);
 
-  /** The chat list, and the last message of each chat that moved since it was last read. */
+  /**
+   * The chat list, and the last message of each of the first chats that moved since it was last
+   * read: one read per chat, so only the top of the list (the instance's request budget is shared).
+   */
   const readChats = async (): Promise<Set<string>> => {
     const list = await listChats(instance.id);
     setChats(list);
-    const stale = list.filter((c) => previewsRef.current[c.jid]?.at !== c.last_message_timestamp_ms);
+    const stale = list.slice(0, PREVIEWS).filter((c) => previewsRef.current[c.jid]?.at !== c.last_message_timestamp_ms);
     const fresh = await Promise.all(
       stale.map(async (c) => {
         const page = await chatMessages(instance.id, c.jid, 1).catch(() => null);
         const last = page?.messages[0];
-        return [c.jid, { at: c.last_message_timestamp_ms, text: last ? `${last.from_me ? 'You: ' : ''}${preview(last)}` : '' }, last?.message_id] as const;
+        return page ? ([c.jid, { at: c.last_message_timestamp_ms, text: last ? `${last.from_me ? 'You: ' : ''}${preview(last)}` : '' }, last?.message_id] as const) : null;
       }),
     );
-    if (fresh.length) setPreviews((p) => ({ ...p, ...Object.fromEntries(fresh.map(([jid, v]) => [jid, v])) }));
-    return new Set(fresh.map(([, , m]) => m).filter((m): m is string => !!m));
+    const read = fresh.filter((f) => f !== null);
+    if (read.length) setPreviews((p) => ({ ...p, ...Object.fromEntries(read.map(([jid, v]) => [jid, v])) }));
+    return new Set(read.map(([, , m]) => m).filter((m): m is string => !!m));
   };
 
   /** The open chat's newest page, with the older pages already loaded kept below it. */
