@@ -9,6 +9,7 @@ import { benchRebuild } from './rebuild.js';
 import { benchRealtime } from './realtime.js';
 import { benchSessions } from './sessions.js';
 import { benchSending } from './sending.js';
+import { benchStart } from './start.js';
 import { benchWebhookLatency, benchWebhooks } from './webhooks.js';
 
 /** `npm run bench [name]`: every measurement with its same-run baseline and target. */
@@ -26,6 +27,7 @@ const suites: [string, () => Promise<void>][] = [
   ['realtime', benchRealtime],
   ['sending', benchSending],
   ['export', benchExport],
+  ['start', benchStart],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

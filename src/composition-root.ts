@@ -176,6 +176,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   checkBillingConfig(config);
   checkExportConfig(config);
   const metrics = new Metrics();
+  // Looked for while the stores open: its child process took a second of a busy start when awaited in line.
+  const ffmpegFound = Ffmpeg.find();
   const opened = await openBackends(config);
   // Read models by logical name: a rebuild swaps in fresh collections under the same names. Every
   // append is timed: the store behind the port does not know it is measured.
@@ -376,7 +378,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   });
   pokeScheduled = () => scheduledSends.poke();
   // Voice notes need ffmpeg; without it the gateway runs, and says so, and refuses what needs converting.
-  const ffmpeg = await Ffmpeg.find();
+  const ffmpeg = await ffmpegFound;
   if (!ffmpeg.available) logger.warn('ffmpeg not found: voice notes that are not OGG/Opus will be refused with 400 (install ffmpeg to convert them)');
   const mediaInputs = new MediaInputs({ maxBytes: config.MEDIA_MAX_BYTES, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const findMessage = (instanceId: string, messageId: string) => storedMessages.find(instanceId, messageId);

@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import { DomainError } from '../../domain/errors.js';
 import { paymentRequired } from '../../domain/instance/billing.js';
 import type { Document, DocumentStore } from '../../infra/docstore/port.js';
@@ -18,8 +19,12 @@ interface CustomerDoc extends Document {
   customer_id: string;
 }
 
+/** Required when billing is on Stripe: its client is modules a start without billing need not load. */
+const loadStripe = () => createRequire(import.meta.url)('stripe') as typeof Stripe;
+
 /** The official client pointed at `apiBase` when one is given. */
 export function stripeClient(settings: StripeSettings): Stripe {
+  const Stripe = loadStripe();
   if (!settings.apiBase) return new Stripe(settings.secretKey, { maxNetworkRetries: 2, timeout: 10_000 });
   const base = new URL(settings.apiBase);
   return new Stripe(settings.secretKey, {
@@ -88,7 +93,7 @@ export class StripeProvider implements BillingProvider {
         await this.stripe.subscriptions.cancel(subscriptionId);
       } catch (err) {
         // Already gone at Stripe: what the caller wants already holds.
-        if (!(err instanceof Stripe.errors.StripeInvalidRequestError && err.code === 'resource_missing')) throw err;
+        if (!(err instanceof loadStripe().errors.StripeInvalidRequestError && err.code === 'resource_missing')) throw err;
       }
     });
   }
@@ -115,7 +120,7 @@ export class StripeProvider implements BillingProvider {
       return await work();
     } catch (err) {
       if (err instanceof DomainError) throw err;
-      if (err instanceof Stripe.errors.StripeCardError) throw paymentRequired('the payment method was declined');
+      if (err instanceof loadStripe().errors.StripeCardError) throw paymentRequired('the payment method was declined');
       throw new DomainError('upstream_failed', 'the billing provider did not answer as expected; retry');
     }
   }

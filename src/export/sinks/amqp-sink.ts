@@ -1,5 +1,10 @@
 import { setMaxListeners } from 'node:events';
-import { connect, type ChannelModel, type ConfirmChannel, type RecoveringChannelModel } from 'amqplib';
+import { createRequire } from 'node:module';
+import type { ChannelModel, ConfirmChannel, RecoveringChannelModel } from 'amqplib';
+import type * as Amqp from 'amqplib';
+
+/** Required when a sink is configured: the client is modules a gateway without export need not load at start. */
+const amqplib = () => createRequire(import.meta.url)('amqplib') as typeof Amqp;
 import type { Logger } from '../../infra/logging/logger.js';
 import { describeError, type ExportMessage, type PublishOutcome, type Sink } from './port.js';
 
@@ -53,7 +58,7 @@ export class AmqpSink implements Sink {
   }
 
   private async open(): Promise<void> {
-    const model = await connect(this.o.url, {
+    const model = await amqplib().connect(this.o.url, {
       clientProperties: { connection_name: 'messaging-gateway export' },
       recovery: {
         initialDelay: Math.min(200, this.o.retryMaxMs),

@@ -1,4 +1,10 @@
-import { connect, ErrorCode, Events, headers as natsHeaders, nanos, StorageType, type ConnectionOptions, type JetStreamClient, type NatsConnection } from 'nats';
+import { createRequire } from 'node:module';
+import type { ConnectionOptions, JetStreamClient, NatsConnection } from 'nats';
+import type * as Nats from 'nats';
+
+/** Required when a sink is configured: the client is modules a gateway without export need not load at start. */
+let loaded: typeof Nats | undefined;
+const nats = () => (loaded ??= createRequire(import.meta.url)('nats') as typeof Nats);
 import type { Logger } from '../../infra/logging/logger.js';
 import { describeError, type ExportMessage, type PublishOutcome, type Sink } from './port.js';
 
@@ -73,7 +79,7 @@ export class NatsSink implements Sink {
     if (this.stopped) return;
     let connection: NatsConnection | null = null;
     try {
-      connection = await connect({
+      connection = await nats().connect({
         ...this.options,
         name: 'messaging-gateway export',
         maxReconnectAttempts: -1,
@@ -104,7 +110,7 @@ export class NatsSink implements Sink {
       await jsm.streams.info(this.o.stream);
     } catch (err) {
       if (!/not found/i.test(describeError(err))) throw err;
-      await jsm.streams.add({ name: this.o.stream, subjects, storage: StorageType.File, duplicate_window: nanos(DUPLICATE_WINDOW_MS) });
+      await jsm.streams.add({ name: this.o.stream, subjects, storage: nats().StorageType.File, duplicate_window: nats().nanos(DUPLICATE_WINDOW_MS) });
       this.o.logger.info({ stream: this.o.stream, subjects }, 'JetStream stream created for the export');
     }
   }
@@ -112,11 +118,11 @@ export class NatsSink implements Sink {
   private watch(connection: NatsConnection): void {
     void (async () => {
       for await (const status of connection.status()) {
-        if (status.type === Events.Disconnect) {
+        if (status.type === nats().Events.Disconnect) {
           this.up = false;
           this.failed(new Error(`disconnected from ${String(status.data)}`), 'the NATS export lost its connection; reconnecting');
-        } else if (status.type === Events.Reconnect) this.becameReady();
-        else if (status.type === Events.Error) this.error = describeError(status.data);
+        } else if (status.type === nats().Events.Reconnect) this.becameReady();
+        else if (status.type === nats().Events.Error) this.error = describeError(status.data);
       }
     })().catch(() => undefined);
     void connection.closed().then((err) => {
@@ -157,7 +163,7 @@ export class NatsSink implements Sink {
     if (!js || !this.up) return { published: 0, failure: { message: `not connected: ${this.error ?? 'connecting'}`, permanent: false } };
     const timeout = this.o.ackTimeoutMs ?? 30_000;
     const acks = messages.map((m) => {
-      const h = natsHeaders();
+      const h = nats().headers();
       h.set('webhook-id', m.headers['webhook-id']);
       h.set('webhook-timestamp', m.headers['webhook-timestamp']);
       h.set('webhook-signature', m.headers['webhook-signature']);
@@ -170,8 +176,8 @@ export class NatsSink implements Sink {
     if (failedAt === -1) return { published: messages.length };
     const reason = (settled[failedAt] as PromiseRejectedResult).reason as { code?: string } | undefined;
     const text = describeError(reason);
-    const permanent = reason?.code === ErrorCode.MaxPayloadExceeded || /maximum (message|payload)|message size exceeds/i.test(text);
-    const noStream = reason?.code === ErrorCode.NoResponders || /no responders/i.test(text);
+    const permanent = reason?.code === nats().ErrorCode.MaxPayloadExceeded || /maximum (message|payload)|message size exceeds/i.test(text);
+    const noStream = reason?.code === nats().ErrorCode.NoResponders || /no responders/i.test(text);
     return {
       published: failedAt,
       failure: {

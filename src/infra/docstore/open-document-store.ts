@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { EmbeddedDocumentStore } from './embedded/embedded-document-store.js';
-import { MongoDocumentStore } from './mongodb/mongodb-document-store.js';
 import type { DocumentStore } from './port.js';
 
 /** The read models' store: MongoDB when MONGODB_URL is set, else the embedded one in DATA_DIR. */
@@ -12,5 +11,7 @@ export async function openDocumentStore(config: Pick<Config, 'DATA_DIR' | 'MONGO
     // Not echoed: a connection string may carry a password.
     throw new ConfigError('MONGODB_URL must be a mongodb:// or mongodb+srv:// connection string');
   }
+  // Imported when named: the driver is some 100 modules an embedded start never needs.
+  const { MongoDocumentStore } = await import('./mongodb/mongodb-document-store.js');
   return MongoDocumentStore.open({ url: config.MONGODB_URL });
 }
