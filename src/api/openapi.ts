@@ -72,6 +72,12 @@ export function buildOpenApi(routes: readonly AnyRoute[], version: string, extra
       description: ok.description,
       ...(ok.schema ? { content: { [ok.contentType ?? 'application/json']: { schema: plain(ok.schema) } } } : {}),
     };
+    for (const other of route.otherAnswers ?? []) {
+      responses[String(other.status)] = {
+        description: other.description,
+        ...(other.schema ? { content: { [other.contentType ?? 'application/json']: { schema: plain(other.schema) } } } : {}),
+      };
+    }
     const statuses = new Set(route.errors ?? []);
     if (route.body || route.query || route.params) statuses.add(400);
     if (route.auth !== 'public') statuses.add(401);

@@ -65,6 +65,8 @@ export interface RouteSpec<B extends TSchema | undefined, Q extends TObject | un
   secretPath?: boolean;
   /** Success answer; error answers are added from `errors`. */
   response: ResponseSpec & { status?: number };
+  /** Other success answers (e.g. 207, some of the work done), documented with their own schema. */
+  otherAnswers?: (ResponseSpec & { status: number })[];
   /** Error statuses this route can answer besides the auth ones. */
   errors?: number[];
   hidden?: boolean;

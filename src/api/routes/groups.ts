@@ -120,7 +120,8 @@ export function groupRoutes(deps: GroupRouteDeps): AnyRoute[] {
         "Add, remove, promote or demote people. The network answers each person: 200 when every one is done; otherwise 207 with success false and each person's status (403 not allowed, 408 not on the network or not a member, 409 already so)",
       params: GroupParams,
       body: ParticipantsBody,
-      response: { description: 'each person as the network answered (200: all done; 207: see each status)', schema: ParticipantsAnswer },
+      response: { description: 'every person done', schema: ParticipantsAnswer },
+      otherAnswers: [{ status: 207, description: "some person not done: success false, each person's status says why", schema: ParticipantsAnswer }],
       errors: [400, 403, 404, 409, 502],
       handler: async ({ instance, params, body, principal, requestId }) => {
         const results = await deps.commands.participants(instance, params.jid, body.action, body.participants, commandContext(principal, requestId, instance._id));

@@ -1,6 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call, messageOf, type Instance } from '../api.js';
+import { Contacts } from '../components/contacts.js';
 import { DeliveryLog } from '../components/delivery-log.js';
+import { Groups } from '../components/groups.js';
+import { ProfileSettings } from '../components/profile-settings.js';
 import { ExportSettings } from '../components/export-settings.js';
 import { HelpdeskSettings } from '../components/helpdesk-settings.js';
 import { History } from '../components/history.js';
@@ -72,6 +75,9 @@ export function InstancePage({ id }: { id: string }) {
           )}
           {live && <Pairing instanceId={instance.id} live={live} />}
           {live && sandbox && <SandboxPhones instanceId={instance.id} live={live} />}
+          {live && <ProfileSettings instanceId={instance.id} live={live} />}
+          {live && <Groups instanceId={instance.id} live={live} />}
+          {live && <Contacts instanceId={instance.id} live={live} />}
           <WebhookSettings instanceId={instance.id} />
           {live && <DeliveryLog instanceId={instance.id} live={live} />}
           {live && <ExportSettings instanceId={instance.id} live={live} />}
