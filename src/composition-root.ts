@@ -125,6 +125,7 @@ import { nodeAddress } from './cluster/node-address.js';
 import { ForwardToOwner } from './api/middleware/forward-to-owner.js';
 import { LeasedProjections } from './cluster/leased-projections.js';
 import { SessionOwnership } from './sessions/ownership/session-ownership.js';
+import { Placement } from './cluster/placement.js';
 import { FencedSessionRecorder } from './sessions/ownership/fenced-recorder.js';
 import { checkExportConfig, createExport, type ExportTuning } from './export/index.js';
 import { ExportCommands } from './commands/export.js';
@@ -204,16 +205,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // lease (issue 15). Leases keep real time whatever clock the gateway is given.
   const leases = config.EVENTSTORE_URL !== undefined && config.MONGODB_URL !== undefined ? new Leases(backends.docs, newNodeId(), systemClock) : null;
   // Background work (webhook lanes and retries, helpdesk jobs, queued sends) is claimed then, on real time too.
-  const workClaims = leases
-    ? { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock }
-    : undefined;
+  // Sessions and lanes spread over the live nodes (issue 34): each node's membership, and the placement all compute alike.
+  const placement = leases
+    ? new Placement({ docs: backends.docs, nodeId: leases.nodeId, clock: systemClock, ttlMs: config.LEASE_TTL_MS, logger: logger.child({ module: 'cluster' }), address: () => leases.advertised() })
+    : null;
+  const workClaims =
+    leases && placement
+      ? { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock, placement }
+      : undefined;
   const webhooks = createWebhooks(
     { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
     options.webhooks,
   );
   // Event export to the brokers: its lanes are claimed like the webhook lanes when several nodes share the stores.
   const eventExport = createExport(
-    { docs: backends.docs, clock, logger, config, box, registry: metrics.registry, ...(workClaims ? { cluster: { leases: workClaims.leases, ttlMs: workClaims.ttlMs, clock: workClaims.clock } } : {}) },
+    { docs: backends.docs, clock, logger, config, box, registry: metrics.registry, ...(workClaims ? { cluster: { leases: workClaims.leases, ttlMs: workClaims.ttlMs, clock: workClaims.clock, placement: workClaims.placement } } : {}) },
     options.exports,
   );
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
@@ -250,6 +256,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const projections = leases
     ? new LeasedProjections({ leases, docs: backends.docs, ttlMs: config.LEASE_TTL_MS, names: projectionList.map((p) => p.name), runner: runnerFor, logger: logger.child({ module: 'cluster' }) })
     : runnerFor('writing');
+  // Joined before any lane or session is taken: the placement knows the other nodes from the start.
+  let sessionsHeld = (): number => 0;
+  await placement?.start(() => ({ sessions: sessionsHeld(), lanes: webhooks.dispatcher.lanesHeld }));
   await projections.start();
   await webhooks.start();
   // Message contents past SESSION_RETENTION_DAYS leave the conversations read model as they leave the log.
@@ -309,8 +318,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await DocumentAuthStateStore.ensureIndexes(backends.docs);
   const sessions = new SessionQueries(backends.docs);
   const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
-  const ownership = leases ? new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS }) : null;
+  const ownership = leases
+    ? new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS, ...(placement ? { placement } : {}) })
+    : null;
   if (ownership) recorder.guardWith(ownership, logger.child({ module: 'cluster' }));
+  if (ownership) sessionsHeld = () => ownership.owned().length;
   const storedMessages = new StoredMessages(backends.docs, backends.events);
   const manager = new SessionManager({
     network: choice.network,
@@ -524,6 +536,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await bridge.stop();
       await queuedSends.stop();
       await scheduledSends.stop();
+      // Leaves first: the other nodes place this node's sessions and lanes on themselves and take them as they are released.
+      await placement?.stop();
       ownership?.closeForShutdown();
       await manager.shutdown();
       await ownership?.stop();
@@ -552,7 +566,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   leases?.advertise(nodeAddress(config.NODE_URL, config.HOST, port));
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
-  await manager.start();
+  // With many nodes the ownership's scans open those placed here (the manager would take every free one).
+  if (!ownership) await manager.start();
   ownership?.start(manager);
   bridge.start();
 

@@ -54,6 +54,11 @@ export class Leases {
     this.col = docs.collection<LeaseDoc>(collection);
   }
 
+  /** The address this node advertises (null before it listens). */
+  advertised(): string | null {
+    return this.address ?? null;
+  }
+
   /** The internal address this node advertises in the leases it takes from now on. */
   advertise(address: string): void {
     this.address = address;

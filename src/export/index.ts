@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Leases } from '../cluster/leases.js';
+import type { Placement } from '../cluster/placement.js';
 import type { Clock } from '../infra/clock.js';
 import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
@@ -29,7 +30,7 @@ export interface ExportDeps {
   /** Where the export's metrics are registered (the gateway's /metrics). */
   registry?: Registry;
   /** Several nodes share the stores: each instance's lanes are claimed by one node, by lease (as webhook lanes). */
-  cluster?: { leases: Leases; ttlMs: number; clock: Clock };
+  cluster?: { leases: Leases; ttlMs: number; clock: Clock; placement?: Placement };
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */
@@ -84,6 +85,7 @@ export function createExport(deps: ExportDeps, tuning: ExportTuning = {}): Event
         clock: cluster.clock,
         logger,
         ttlMs: cluster.ttlMs,
+        ...(cluster.placement ? { placement: cluster.placement } : {}),
         stop: stopAll.signal,
         gained: (id) => lanes?.gained(id),
         lost: (id) => lanes?.lost(id),

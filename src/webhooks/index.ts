@@ -1,4 +1,5 @@
 import type { Leases } from '../cluster/leases.js';
+import type { Placement } from '../cluster/placement.js';
 import type { Clock } from '../infra/clock.js';
 import type { DocClaims } from '../infra/doc-claims.js';
 import type { Config } from '../infra/config/config.js';
@@ -25,7 +26,7 @@ export interface WebhookDeps {
   /** Told of each delivery once its new state is saved. */
   onSettled?: (delivery: DeliveryDoc) => void;
   /** Several nodes share the stores (both backends remote): work is claimed, with claims lasting `ttlMs` unrenewed (on `clock`: real time). */
-  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock; placement?: Placement };
 }
 
 /** Knobs with production defaults; tests and the bench turn them. */
@@ -55,7 +56,7 @@ export interface Webhooks {
   /** Stops the retention sweeps and the dispatcher: in-flight attempts finish or stay pending; nothing is lost. */
   stop(): Promise<void>;
   /** For tests: wake the retry queues after moving a fake clock; count work not yet settled. */
-  dispatcher: Pick<Dispatcher, 'poke' | 'busy'>;
+  dispatcher: Pick<Dispatcher, 'poke' | 'busy' | 'lanesHeld'>;
   /** For tests: sweep expired deliveries now, after moving a fake clock. */
   retention: Pick<RetentionSweeper, 'sweep'>;
 }

@@ -2,6 +2,7 @@ import { repeat } from '../../infra/repeat.js';
 import type { Logger } from 'pino';
 import { HeldLease } from '../../cluster/held-lease.js';
 import type { Leases } from '../../cluster/leases.js';
+import type { Placement } from '../../cluster/placement.js';
 import { isLapsed } from '../../domain/instance/billing.js';
 import type { InstanceQueries } from '../../projections/instances/instance-queries.js';
 import type { SessionQueries } from '../../projections/sessions/session-queries.js';
@@ -22,6 +23,8 @@ export interface SessionOwnershipOptions {
   instances: InstanceQueries;
   logger: Logger;
   ttlMs: number;
+  /** Many nodes balanced (issue 34): which node each paired session belongs on. Without it a node takes every free one. */
+  placement?: Placement;
   /** Monotonic milliseconds for this node's own deadlines (a wall clock step must not keep a lost session open). */
   monotonicMs?: () => number;
 }
@@ -185,15 +188,24 @@ export class SessionOwnership implements SessionHandover {
     await this.control?.release(instanceId);
   }
 
-  /** Opens the paired sessions whose lease is free: never held, released, or lapsed with a dead node. */
+  /**
+   * Opens the paired sessions whose lease is free (never held, released, or lapsed with a dead node)
+   * and that the placement puts here; hands over those it holds that the placement puts on another
+   * live node: closed here, then the lease given back, so that node opens it at its next scan.
+   */
   private async takeOver(): Promise<void> {
     if (this.scanning || this.stopped || this.closing || !this.control) return;
     this.scanning = true;
     try {
       const paired = await this.o.sessions.paired();
+      const placement = this.o.placement;
+      if (placement) await placement.refresh();
+      const placed = placement?.assign(paired.map((s) => s._id));
+      if (placed) await this.handOver(placed);
       const leases = new Map((await this.o.leases.list(paired.map((s) => sessionLease(s._id)))).map((l) => [l._id, l]));
       for (const status of paired) {
         if (this.stopped || this.closing) return;
+        if (placed && placed.get(status._id) !== this.nodeId) continue;
         if (this.held.has(status._id) || !this.o.leases.isFree(leases.get(sessionLease(status._id)))) continue;
         const instance = await this.o.instances.byId(status._id);
         if (!instance || isLapsed(instance.billing_status)) continue;
@@ -204,6 +216,19 @@ export class SessionOwnership implements SessionHandover {
       }
     } finally {
       this.scanning = false;
+    }
+  }
+
+  /** Lets the sessions placed on another live node go there: never open on two nodes, a short pause, no re-pairing. */
+  private async handOver(placed: Map<string, string>): Promise<void> {
+    for (const [id, held] of [...this.held]) {
+      const there = placed.get(id);
+      if (there === undefined || there === this.nodeId || this.stopped) continue;
+      if (this.held.get(id) !== held) continue;
+      this.held.delete(id);
+      this.o.logger.info({ instanceId: id, to: there }, 'session handed over');
+      await this.control?.release(id);
+      await held.release();
     }
   }
 }

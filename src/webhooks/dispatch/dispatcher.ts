@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Leases } from '../../cluster/leases.js';
+import type { Placement } from '../../cluster/placement.js';
 import type { Clock } from '../../infra/clock.js';
 import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
@@ -34,7 +35,7 @@ export interface DispatcherOptions {
   /** Told of each delivery once its new state is saved (statistics count the final ones). */
   onSettled?: (delivery: DeliveryDoc) => void;
   /** Several nodes share the document store: lanes and retries are claimed. Absent: this process is the only one. */
-  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock };
+  cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock; placement?: Placement };
 }
 
 /** What one attempt runs under: aborted when this node must stop it; the fence its outcome is written with. */
@@ -87,6 +88,7 @@ export class Dispatcher {
           clock: cluster.clock,
           logger: options.logger,
           ttlMs: cluster.ttlMs,
+          ...(cluster.placement ? { placement: cluster.placement } : {}),
           stop: this.abort.signal,
           gained: (id) => this.lanes.gained(id),
           lost: (id) => this.lanes.reset(id),
@@ -155,6 +157,11 @@ export class Dispatcher {
   }
 
   /** Attempts in flight plus outcomes not yet written: zero when the dispatcher is idle. */
+  /** The instances whose lane of first attempts this node feeds (with many nodes; 0 on one). */
+  get lanesHeld(): number {
+    return this.laneLeases?.count() ?? 0;
+  }
+
   get busy(): number {
     return this.known.size;
   }

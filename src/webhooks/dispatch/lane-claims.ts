@@ -1,5 +1,6 @@
 import { HeldLease } from '../../cluster/held-lease.js';
 import type { Leases } from '../../cluster/leases.js';
+import type { Placement } from '../../cluster/placement.js';
 import type { Clock } from '../../infra/clock.js';
 import type { Logger } from '../../infra/logging/logger.js';
 
@@ -37,6 +38,8 @@ interface LaneLeaseOptions {
   stop: AbortSignal;
   gained: (instanceId: string) => void;
   lost: (instanceId: string) => void;
+  /** Many nodes balanced (issue 34): which node each lane belongs on. Without it a node takes every free one. */
+  placement?: Placement;
   /** Whose lanes these are (default `webhook`): the lease names are `<kind>-lane:<instance id>`. */
   kind?: string;
 }
@@ -56,6 +59,8 @@ export class LaneLeases implements LaneOwnership {
   private readonly heldElsewhereUntil = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | null = null;
+  /** The placement as last computed: a `want` between rounds claims only a lane placed here. */
+  private placed: Map<string, string> | null = null;
   private stopped = false;
 
   private readonly laneLeaseName: (instanceId: string) => string;
@@ -84,6 +89,8 @@ export class LaneLeases implements LaneOwnership {
   want(instanceId: string): void {
     if (this.stopped || this.held.has(instanceId) || this.wanting.has(instanceId)) return;
     if ((this.heldElsewhereUntil.get(instanceId) ?? 0) > this.o.clock.now().getTime()) return;
+    const there = this.placed?.get(instanceId);
+    if (there !== undefined && there !== this.o.leases.nodeId) return;
     this.wanting.add(instanceId);
     void this.take(instanceId)
       .then((taken) => {
@@ -97,7 +104,8 @@ export class LaneLeases implements LaneOwnership {
   /** Claims what it can now, then keeps renewing and claiming. */
   async start(): Promise<void> {
     await this.claimRound();
-    this.timer = setInterval(() => void this.claimRound(), Math.max(100, Math.floor(this.o.ttlMs / 3)));
+    // Often enough that a lane placed here after a join or a death is taken soon after it is free.
+    this.timer = setInterval(() => void this.claimRound(), Math.max(100, Math.floor(this.o.ttlMs / 10)));
     this.timer.unref();
   }
 
@@ -124,17 +132,41 @@ export class LaneLeases implements LaneOwnership {
 
   private async claimAll(): Promise<void> {
     const instances = await this.o.instances();
+    const placement = this.o.placement;
+    if (placement) {
+      await placement.refresh();
+      this.placed = placement.assign(instances);
+      await this.handOver(this.placed);
+    }
     // One read for the whole round: only lanes nobody holds are worth an acquire (held ones renew themselves).
     const stored = new Map((await this.o.leases.list(instances.filter((id) => !this.held.has(id)).map(this.laneLeaseName))).map((doc) => [doc._id, doc]));
     for (const instanceId of instances) {
       if (this.stopped || this.o.stop.aborted) return;
       const name = this.laneLeaseName(instanceId);
       if (this.held.has(instanceId)) continue;
+      const there = this.placed?.get(instanceId);
+      if (placement && there !== undefined && there !== this.o.leases.nodeId) continue;
       const seen = stored.get(name);
       // Ours still in the store (let go here when a renewal came late): acquire renews it.
       if (!this.o.leases.isFree(seen) && seen?.holder !== this.o.leases.nodeId) continue;
       await this.take(instanceId);
     }
+  }
+
+  /** Releases the lanes placed on another live node (their attempts abort), so it takes them at its next round. */
+  private async handOver(placed: Map<string, string>): Promise<void> {
+    for (const [instanceId, held] of [...this.held]) {
+      const there = placed.get(instanceId);
+      if (there === undefined || there === this.o.leases.nodeId || this.stopped) continue;
+      this.o.logger.info({ instanceId, to: there }, `a ${this.kind} lane handed over`);
+      await held.lease.release();
+      this.drop(instanceId, held);
+    }
+  }
+
+  /** How many lanes this node feeds now. */
+  count(): number {
+    return this.held.size;
   }
 
   /** True when the lane is this node's now. */
