@@ -135,6 +135,12 @@ import { botSessionsProjection } from './projections/bots/bot-sessions-projectio
 import { BotQueries } from './projections/bots/bot-queries.js';
 import { BotCommands } from './commands/bots.js';
 import { botRoutes } from './api/routes/bots.js';
+import { BotOutbox } from './bots/outbox.js';
+import { BotRunner } from './bots/runner.js';
+import { BotHttp } from './bots/bot-http.js';
+import { TypebotClient } from './bots/typebot-client.js';
+import { OpenAiClient } from './bots/openai-client.js';
+import { answerContent } from './bots/answer-content.js';
 
 const VERSION = '1.0.0';
 
@@ -196,6 +202,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // The bridge worker and the send queue exist only once sessions do; their outboxes poke them from the first commit on.
   let pokeBridge = () => undefined as void;
   const bridgeOutbox = new BridgeOutbox(() => pokeBridge());
+  let pokeBots = () => undefined as void;
+  const botOutbox = new BotOutbox(() => pokeBots(), logger.child({ module: 'bots' }));
   let pokeSends = () => undefined as void;
   const sendQueue = sendQueueProjection(() => pokeSends());
   let pokeScheduled = () => undefined as void;
@@ -239,6 +247,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     scheduledSendsModel,
     botsProjection,
     botSessionsProjection,
+    botOutbox,
     ...webhooks.projections,
     ...eventExport.projections,
     ...auditProjections(),
@@ -432,6 +441,23 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const groupQueries = new GroupQueries(backends.docs);
   const botQueries = new BotQueries(backends.docs);
   const botCommands = new BotCommands(handler, rw, box, clock);
+  const botHttp = new BotHttp({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
+  const botRunner = new BotRunner({
+    docs: backends.docs,
+    events: backends.events,
+    handler,
+    queries: botQueries,
+    sessions: recorder,
+    pacer,
+    clients: { typebot: new TypebotClient(botHttp), openai: new OpenAiClient(botHttp) },
+    openApiKey: (instanceId, botId, sealed) => botCommands.openApiKey(instanceId, botId, sealed),
+    content: answerContent(manager, mediaPreparer, logger.child({ module: 'bots' })),
+    ids,
+    clock,
+    logger: logger.child({ module: 'bots' }),
+    claims: workClaims?.claims ?? singleNodeClaims,
+  });
+  pokeBots = () => botRunner.poke();
   const groupInvites = new GroupInvites(manager, clock, logger.child({ module: 'group-invites' }));
   const contactQueries = new ContactQueries(backends.docs);
   const extraRoutes = [
@@ -513,7 +539,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       const head = await backends.events.headPosition();
       return Object.fromEntries(projectionList.map((p) => [p.name, Number(head > projections.position(p.name) ? head - projections.position(p.name) : 0n)]));
     },
-    queues: async () => ({ helpdesk_jobs: await bridge.pending(), webhook_in_flight: webhooks.dispatcher.busy }),
+    queues: async () => ({ helpdesk_jobs: await bridge.pending(), webhook_in_flight: webhooks.dispatcher.busy, bot_jobs: await botRunner.pending() }),
     realtimeStreams: () => realtime.stats().streams,
   });
   const metricsServer = config.METRICS_PORT === undefined ? null : await serveMetrics(metrics, config.METRICS_PORT, config.HOST);
@@ -534,6 +560,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await billing.stop();
       await cancellations.stop();
       await bridge.stop();
+      await botRunner.stop();
       await queuedSends.stop();
       await scheduledSends.stop();
       // Leaves first: the other nodes place this node's sessions and lanes on themselves and take them as they are released.
@@ -546,7 +573,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await eventExport.stop();
       await outcomes.flush();
       await rebuilds.close();
-      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close()]);
+      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close(), botHttp.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');
@@ -570,6 +597,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   if (!ownership) await manager.start();
   ownership?.start(manager);
   bridge.start();
+  botRunner.start();
 
   const metricsUrl = metricsServer ? `http://127.0.0.1:${(metricsServer.address() as AddressInfo).port}/metrics` : null;
   return { url, server, events: backends.events, docs: backends.docs, realtime, metricsUrl, stop };

@@ -45,11 +45,11 @@ describe('conversation decider: one bot, one contact', () => {
   const T0 = Date.parse('2026-11-28T10:00:00.000Z');
   const iso = (ms: number) => new Date(ms).toISOString();
   const incoming = (message_id: string, text: string, at_ms = T0, triggered = true): Incoming => ({ message_id, text, at_ms, expire_ms: 10 * 60_000, triggered, stop_keyword: 'stop' });
-  const answer = (m: Incoming, reply = 'hi'): ConversationCommand => ({ type: 'Answer', data: { ...key, incoming: m, answers: [{ message_id: `A-${m.message_id}`, kind: 'text', text: reply }], bot_session: 'S1' } });
+  const answer = (m: Incoming, reply = 'hi'): ConversationCommand => ({ type: 'Answer', data: { ...key, incoming: m, answers: [{ message_id: `A-${m.message_id}`, kind: 'text', text: reply }], bot_session: 'S1', choices: [] } });
   const started = (message_id: string, at = T0): BotConversationEvent => ({ type: 'BotConversationStarted', data: { ...key, at: iso(at), message_id } });
   const exchanged = (message_id: string, text: string, at = T0, reply = 'hi'): BotConversationEvent => ({
     type: 'BotExchanged',
-    data: { ...key, at: iso(at), message_id, text, answers: [{ message_id: `A-${message_id}`, kind: 'text', text: reply }], bot_session: 'S1' },
+    data: { ...key, at: iso(at), message_id, text, answers: [{ message_id: `A-${message_id}`, kind: 'text', text: reply }], bot_session: 'S1', choices: [] },
   });
   const paused: BotConversationEvent = { type: 'BotConversationPaused', data: { ...key, at: iso(T0 + 1000), by: 'human', message_id: 'H1' } };
 
@@ -83,7 +83,7 @@ describe('conversation decider: one bot, one contact', () => {
   it('tells the runner what to do with a message', () => {
     const state = [started('m1'), exchanged('m1', 'hello')].reduce(conversationDecider.evolve, conversationDecider.initialState());
     expect(nextStep(conversationDecider.initialState(), incoming('m9', 'nope', T0, false))).to.deep.equal({ kind: 'ignore', reason: 'the trigger does not match' });
-    expect(nextStep(state, incoming('m2', 'go on', T0 + 1000, false))).to.deep.equal({ kind: 'continue', bot_session: 'S1' });
+    expect(nextStep(state, incoming('m2', 'go on', T0 + 1000, false))).to.deep.equal({ kind: 'continue', bot_session: 'S1', choices: [] });
     expect(nextStep(state, incoming('m1', 'hello')).kind).to.equal('answered');
     expect(state.history).to.deep.equal([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
   });

@@ -9,6 +9,8 @@ export interface ConversationState {
   /** When the last event happened (ms): inactivity counts from here. */
   last_ms: number;
   bot_session: string | null;
+  /** What the bot's last answer offered to choose from. */
+  choices: string[];
   /** The last messages answered, with their answers: a message is answered once, whatever crashes. */
   answered: { message_id: string; answers: BotAnswer[] }[];
   /** The conversation so far, newest last (the context an assistant is given). */
@@ -34,7 +36,7 @@ export interface Incoming {
 export type Step =
   | { kind: 'answered'; answers: BotAnswer[] }
   | { kind: 'start' }
-  | { kind: 'continue'; bot_session: string | null }
+  | { kind: 'continue'; bot_session: string | null; choices: string[] }
   | { kind: 'stop' }
   | { kind: 'ignore'; reason: string };
 
@@ -49,7 +51,7 @@ export function nextStep(state: ConversationState, m: Incoming): Step {
   const live = !idle(state, m.at_ms, m.expire_ms) && (state.status === 'active' || state.status === 'paused');
   if (live && isStop(m.text, m.stop_keyword)) return { kind: 'stop' };
   if (live && state.status === 'paused') return { kind: 'ignore', reason: 'the conversation is paused (a person took over)' };
-  if (live) return { kind: 'continue', bot_session: state.bot_session };
+  if (live) return { kind: 'continue', bot_session: state.bot_session, choices: state.choices };
   if (isStop(m.text, m.stop_keyword)) return { kind: 'ignore', reason: 'the stop keyword, with no conversation going on' };
   return m.triggered ? { kind: 'start' } : { kind: 'ignore', reason: 'the trigger does not match' };
 }
@@ -57,7 +59,7 @@ export function nextStep(state: ConversationState, m: Incoming): Step {
 type Key = { bot_id: string; jid: string };
 
 export type ConversationCommand =
-  | { type: 'Answer'; data: Key & { incoming: Incoming; answers: BotAnswer[]; bot_session: string | null } }
+  | { type: 'Answer'; data: Key & { incoming: Incoming; answers: BotAnswer[]; bot_session: string | null; choices: string[] } }
   | { type: 'Stop'; data: Key & { incoming: Incoming } }
   | { type: 'Pause'; data: Key & { by: 'human' | 'operator'; message_id: string | null; at_ms: number; expire_ms: number } }
   | { type: 'Resume'; data: Key & { at_ms: number; expire_ms: number } }
@@ -86,20 +88,21 @@ export const conversationDecider: Decider<ConversationState, ConversationCommand
     BotServerFailed: true,
   },
 
-  initialState: () => ({ status: 'none', last_ms: 0, bot_session: null, answered: [], history: [] }),
+  initialState: () => ({ status: 'none', last_ms: 0, bot_session: null, choices: [], answered: [], history: [] }),
 
   evolve(state, event) {
     const at = Date.parse(event.data.at);
     switch (event.type) {
       case 'BotConversationStarted':
-        return { ...state, status: 'active', last_ms: at, bot_session: null, history: [] };
+        return { ...state, status: 'active', last_ms: at, bot_session: null, choices: [], history: [] };
       case 'BotExchanged': {
-        const { message_id, answers, text, bot_session } = event.data;
+        const { message_id, answers, text, bot_session, choices } = event.data;
         const said = answers.map((a) => ({ role: 'assistant' as const, content: a.text }));
         return {
           ...state,
           last_ms: at,
           bot_session,
+          choices,
           answered: [...state.answered, { message_id, answers }].slice(-ANSWERED_KEPT),
           history: [...state.history, { role: 'user' as const, content: text }, ...said].slice(-HISTORY_KEPT),
         };
@@ -110,7 +113,7 @@ export const conversationDecider: Decider<ConversationState, ConversationCommand
         return { ...state, status: 'active', last_ms: at };
       case 'BotConversationExpired':
       case 'BotConversationStopped':
-        return { ...state, status: 'ended', bot_session: null };
+        return { ...state, status: 'ended', bot_session: null, choices: [] };
       case 'BotServerFailed':
         return state;
     }
@@ -120,7 +123,7 @@ export const conversationDecider: Decider<ConversationState, ConversationCommand
     const key = { bot_id: command.data.bot_id, jid: command.data.jid };
     switch (command.type) {
       case 'Answer': {
-        const { incoming, answers, bot_session } = command.data;
+        const { incoming, answers, bot_session, choices } = command.data;
         const step = nextStep(state, incoming);
         if (step.kind === 'answered') return [];
         if (step.kind === 'ignore' || step.kind === 'stop') throw conflict(`the conversation changed meanwhile: ${step.kind === 'stop' ? 'stopped' : step.reason}`);
@@ -129,7 +132,7 @@ export const conversationDecider: Decider<ConversationState, ConversationCommand
           step.kind === 'start'
             ? [...expiry(state, key, incoming.at_ms, incoming.expire_ms), { type: 'BotConversationStarted', data: { ...key, at, message_id: incoming.message_id } }]
             : [];
-        return [...before, { type: 'BotExchanged', data: { ...key, at, message_id: incoming.message_id, text: incoming.text, answers, bot_session } }];
+        return [...before, { type: 'BotExchanged', data: { ...key, at, message_id: incoming.message_id, text: incoming.text, answers, bot_session, choices } }];
       }
       case 'Stop': {
         const { incoming } = command.data;

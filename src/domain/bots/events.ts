@@ -65,6 +65,8 @@ const BotExchanged = Type.Object({
   answers: Type.Array(BotAnswer),
   /** Typebot's chat session, continued by the next message. */
   bot_session: Type.Union([Type.String(), Type.Null()]),
+  /** The options the bot offered (a Typebot choice input), numbered in the answer: "2" picks the second. */
+  choices: Type.Array(Type.String()),
 });
 const BotConversationPaused = Type.Object({
   ...conversationKey,

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import sharp from 'sharp';
 import { json, JsonTestServer, type Handler } from './http-json.js';
 
 /**
@@ -10,7 +11,7 @@ import { json, JsonTestServer, type Handler } from './http-json.js';
  *
  * Flows it knows:
  * - `shop`: greets the contact by the prefilled `name`, offers a choice (Sales / Support), then on
- *   "Sales" answers with an image and asks for an e-mail (text input), then thanks and ends.
+ *   "Sales" answers with an image (served here) and asks for an e-mail (text input), then thanks and ends.
  * - `loop`: a flow that never waits for input: every call answers 500 text blocks.
  */
 export interface TypebotSession {
@@ -30,9 +31,20 @@ export class TypebotTestServer extends JsonTestServer {
   /** Every call, in order: what a test checks the runner sent. */
   readonly calls: { path: string; body: unknown }[] = [];
   private next = 0;
+  /** The flow's picture, served here (GET /media/catalog.png) so the gateway can fetch it. */
+  private png: Buffer = Buffer.alloc(0);
+
+  override async start(): Promise<this> {
+    this.png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#c03' } }).png().toBuffer();
+    return super.start();
+  }
 
   protected handle: Handler = (req, body, res) => {
     const path = req.url ?? '';
+    if (req.method === 'GET' && path === '/media/catalog.png') {
+      res.writeHead(200, { 'content-type': 'image/png', 'content-length': this.png.length });
+      return void res.end(this.png);
+    }
     this.calls.push({ path, body });
     const start = /^\/api\/v1\/typebots\/([^/]+)\/startChat$/.exec(path);
     if (req.method === 'POST' && start) return this.startChat(decodeURIComponent(start[1] ?? ''), body as { prefilledVariables?: Record<string, string> } | null, res);
@@ -75,7 +87,7 @@ export class TypebotTestServer extends JsonTestServer {
       return {
         messages: [
           rich('b4', { text: `${reply}, great.` }),
-          { id: 'b5', type: 'image', content: { url: 'https://cdn.example/catalog.png' } },
+          { id: 'b5', type: 'image', content: { url: `${this.url}/media/catalog.png` } },
           { id: 'b6', type: 'embed', content: { url: 'https://shop.example/catalog', height: 400 } },
           rich('b7', { text: 'Your e-mail?' }),
         ],

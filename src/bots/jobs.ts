@@ -1,0 +1,35 @@
+import type { ClaimFields } from '../infra/doc-claims.js';
+import type { Document, DocumentStore } from '../infra/docstore/port.js';
+
+export const BOT_JOBS = 'bot_jobs';
+
+/** One thing a bot must do, recorded by the outbox with its checkpoint. */
+export type BotWork =
+  /** A contact's message the bot may answer. */
+  | { kind: 'message'; message_id: string; text: string; push_name: string; at_ms: number }
+  /** A person answered in the chat (phone, helpdesk, API): the conversation pauses. */
+  | { kind: 'human'; message_id: string; at_ms: number };
+
+export type BotJobDoc = Document &
+  ClaimFields & {
+    /** `<event id>:<bot id>` */
+    _id: string;
+    instance_id: string;
+    account_id: string;
+    bot_id: string;
+    /** The chat: one conversation per bot and chat, its jobs one at a time in log order. */
+    jid: string;
+    pos: number;
+    state: 'pending' | 'done' | 'skipped' | 'failed';
+    attempts: number;
+    due_ms: number;
+    last_error: string | null;
+    finished_ms?: number;
+    work: BotWork;
+  };
+
+export async function ensureBotJobIndexes(docs: DocumentStore): Promise<void> {
+  const jobs = docs.collection(BOT_JOBS);
+  await jobs.createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  await jobs.createIndex({ name: 'finished', keys: { finished_ms: 1 }, partialFilterExpression: { finished_ms: { $exists: true } } });
+}

@@ -1,0 +1,175 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
+import { expect } from 'chai';
+import type { Clock } from '../../src/infra/clock.js';
+import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
+import { OpenAiTestServer } from '../servers/bots/openai-test-server.js';
+import { TypebotTestServer } from '../servers/bots/typebot-test-server.js';
+
+/** Real time, moved ahead when a test says so (expiry). */
+class OffsetClock implements Clock {
+  offsetMs = 0;
+  now(): Date {
+    return new Date(Date.now() + this.offsetMs);
+  }
+}
+
+interface World {
+  owner: TestAccount;
+  id: string;
+  me: { phone: string; jid: string };
+  customer: { phone: string; jid: string };
+}
+
+describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function () {
+  this.timeout(60_000);
+  const clock = new OffsetClock();
+  let t: TestGateway;
+  let typebot: TypebotTestServer;
+  let openai: OpenAiTestServer;
+  before(async () => {
+    typebot = await new TypebotTestServer().start();
+    openai = await new OpenAiTestServer().start();
+    t = await startTestGateway({ MESSAGING_NETWORK: 'sandbox', LOG_LEVEL: process.env.TEST_LOG ?? 'silent' }, { clock });
+  });
+  after(async () => {
+    await t.stop();
+    await typebot.close();
+    await openai.close();
+  });
+
+  async function world(): Promise<World> {
+    const owner = await newAccount(t.api);
+    const { id } = await newInstance(t.api, owner);
+    const me = await newPhone(t.api, owner);
+    const customer = await newPhone(t.api, owner, { push_name: 'Maria' });
+    await pairByQr(t.api, owner, id, me.phone);
+    return { owner, id, me, customer };
+  }
+  const saveBot = async (w: World, botId: string, body: Record<string, unknown>) => {
+    const res = await t.api('POST', `/instances/${w.id}/bots/${botId}`, { token: w.owner.jwt, body: { delay_ms: 0, ...body } });
+    if (res.status !== 200) throw new Error(`bot save failed: ${res.status} ${res.text}`);
+  };
+  const assistant = (extra: Record<string, unknown> = {}) => ({ kind: 'openai', url: `${openai.url}/v1`, model: 'tiny', api_key: openai.apiKey, ...extra });
+  const say = async (w: World, text: string) => {
+    const r = await t.api('POST', `/sandbox/phones/${w.customer.phone}/messages`, { token: w.owner.jwt, body: { to: w.me.phone, text } });
+    if (r.status !== 201) throw new Error(`send failed: ${r.status} ${r.text}`);
+    return r.body.message_id as string;
+  };
+  const inbox = async (w: World) => ((await t.api('GET', `/sandbox/phones/${w.customer.phone}/inbox`, { token: w.owner.jwt })).body.messages as any[]).filter((m) => !m.from_me);
+  const texts = async (w: World) => (await inbox(w)).map((m) => m.text ?? `[${m.media?.kind ?? m.type}]`);
+  const sessions = async (w: World, botId: string) => (await t.api('GET', `/instances/${w.id}/bots/${botId}/sessions`, { token: w.owner.jwt })).body.data as any[];
+  const jobsSettled = async (w: World) => (await t.gateway.docs.collection('bot_jobs').count({ instance_id: w.id, state: 'pending' })) === 0;
+
+  it('runs a Typebot flow with a choice: greeting by name, a numbered choice, "1" picks it, media and links, each answer once', async () => {
+    const w = await world();
+    await saveBot(w, 'shop', { kind: 'typebot', url: typebot.url, typebot: 'shop' });
+    await say(w, 'hi');
+    await waitFor(async () => (await texts(w)).length === 3, 'the greeting and the choice');
+    expect(await texts(w)).to.deep.equal(['Hello *Maria*!', '_What can we do for you?_', '1. Sales\n2. Support']);
+    const session = [...typebot.sessions.values()].at(-1);
+    expect(session?.variables).to.include({ name: 'Maria', phone: w.customer.phone, jid: w.customer.jid });
+    await say(w, '1');
+    await waitFor(async () => (await texts(w)).length === 7, 'the answer to the choice');
+    const after = await inbox(w);
+    expect(session?.replies).to.deep.equal(['Sales']);
+    expect(after[3].text).to.equal('Sales, great.');
+    expect(after[4].media?.kind).to.equal('image');
+    expect(after[5].text).to.equal('https://shop.example/catalog');
+    expect(after[6].text).to.equal('Your e-mail?');
+    await say(w, 'maria@example.com');
+    await waitFor(async () => (await texts(w)).length === 8, 'the thanks');
+    expect((await texts(w))[7]).to.equal('Thanks, we will write to maria@example.com.');
+    await waitFor(() => jobsSettled(w), 'jobs settled');
+    expect(await texts(w)).to.have.length(8);
+    const [s] = await sessions(w, 'shop');
+    expect(s).to.include({ jid: w.customer.jid, status: 'active', exchanges: 3, failures: 0 });
+  });
+
+  it('answers only after the keyword, with the conversation as context, and stops on the stop keyword', async () => {
+    const w = await world();
+    await saveBot(w, 'ai', assistant({ trigger: { type: 'keyword', value: 'help' }, stop_keyword: 'stop' }));
+    await say(w, 'hello there');
+    await waitFor(() => jobsSettled(w), 'the first message judged');
+    expect(await texts(w)).to.deep.equal([]);
+    await say(w, 'I need HELP');
+    await waitFor(async () => (await texts(w)).length === 1, 'the answer');
+    await say(w, 'with my order');
+    await waitFor(async () => (await texts(w)).length === 2, 'the second answer');
+    expect(await texts(w)).to.deep.equal(['You said: I need HELP (1 messages of context)', 'You said: with my order (3 messages of context)']);
+    await say(w, 'STOP');
+    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'stopped', 'stopped');
+    await say(w, 'are you there?');
+    await waitFor(() => jobsSettled(w), 'judged');
+    expect(await texts(w)).to.have.length(2);
+  });
+
+  it('pauses when a person answers in the middle (the API), stays quiet, and answers again once resumed', async () => {
+    const w = await world();
+    await saveBot(w, 'ai', assistant());
+    await say(w, 'first');
+    await waitFor(async () => (await texts(w)).length === 1, 'the bot answers');
+    const human = await t.api('POST', `/instances/${w.id}/chat/send/text`, { token: w.owner.jwt, body: { phone: w.customer.phone, message: 'Hi, Ana here, I take it from here' } });
+    expect(human.status, human.text).to.be.oneOf([200, 201]);
+    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'paused', 'paused by the human');
+    expect((await sessions(w, 'ai'))[0].paused_by).to.equal('human');
+    await say(w, 'thanks Ana');
+    await waitFor(() => jobsSettled(w), 'judged');
+    expect(await texts(w)).to.deep.equal(['You said: first (1 messages of context)', 'Hi, Ana here, I take it from here']);
+    const resumed = await t.api('POST', `/instances/${w.id}/bots/ai/sessions/${w.customer.phone}/resume`, { token: w.owner.jwt });
+    expect(resumed.status, resumed.text).to.equal(200);
+    expect(resumed.body.data.status).to.equal('active');
+    await say(w, 'back to the bot');
+    await waitFor(async () => (await texts(w)).length === 3, 'the bot again');
+    const paused = await t.api('POST', `/instances/${w.id}/bots/ai/sessions/${w.customer.jid}/pause`, { token: w.owner.jwt });
+    expect(paused.body.data).to.include({ status: 'paused', paused_by: 'operator' });
+    expect((await t.api('POST', `/instances/${w.id}/bots/ai/sessions/5500000000/pause`, { token: w.owner.jwt })).status).to.equal(404);
+  });
+
+  it('retries a bot server that is down (reported in the session), then answers once when it is up; garbage is retried too', async () => {
+    const w = await world();
+    await saveBot(w, 'ai', assistant());
+    openai.mood = 'down';
+    await say(w, 'anyone?');
+    await waitFor(async () => ((await sessions(w, 'ai'))[0]?.failures ?? 0) >= 1, 'the failure reported');
+    expect((await sessions(w, 'ai'))[0].last_error).to.include('503');
+    openai.mood = 'garbage';
+    await waitFor(async () => ((await sessions(w, 'ai'))[0]?.failures ?? 0) >= 2, 'the garbage reported', 20_000);
+    expect((await sessions(w, 'ai'))[0].last_error).to.include('not JSON');
+    openai.mood = 'ok';
+    await waitFor(async () => (await texts(w)).length === 1, 'the answer once the server is up', 30_000);
+    await waitFor(() => jobsSettled(w), 'settled');
+    expect(await texts(w)).to.deep.equal(['You said: anyone? (1 messages of context)']);
+    expect((await sessions(w, 'ai'))[0]).to.include({ last_error: null, exchanges: 1 });
+  });
+
+  it('bounds a flow that loops and a contact flooding, and the instance keeps working', async () => {
+    const w = await world();
+    await saveBot(w, 'loop', { kind: 'typebot', url: typebot.url, typebot: 'loop' });
+    await say(w, 'go');
+    await waitFor(async () => (await texts(w)).length === 10, 'ten answers');
+    await waitFor(() => jobsSettled(w), 'settled');
+    expect(await texts(w)).to.have.length(10);
+    await t.api('DELETE', `/instances/${w.id}/bots/loop`, { token: w.owner.jwt });
+    await saveBot(w, 'ai', assistant());
+    await Promise.all(Array.from({ length: 60 }, (_, i) => say(w, `flood ${i}`)));
+    await waitFor(() => jobsSettled(w), 'the flood judged', 60_000);
+    const jobs = await t.gateway.docs.collection('bot_jobs').count({ instance_id: w.id, bot_id: 'ai' });
+    expect(jobs).to.be.at.most(40);
+    const sent = await t.api('POST', `/instances/${w.id}/chat/send/text`, { token: w.owner.jwt, body: { phone: w.customer.phone, message: 'still here' } });
+    expect(sent.status, sent.text).to.be.oneOf([200, 201]);
+  });
+
+  it('ends a conversation idle past expire_minutes; the next message starts a new one', async () => {
+    const w = await world();
+    await saveBot(w, 'ai', assistant({ expire_minutes: 1 }));
+    await say(w, 'one');
+    await waitFor(async () => (await texts(w)).length === 1, 'answer');
+    clock.offsetMs += 2 * 60_000;
+    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'expired', 'expired', 30_000);
+    await say(w, 'two');
+    await waitFor(async () => (await texts(w)).length === 2, 'answer in a new conversation');
+    expect((await texts(w))[1]).to.equal('You said: two (1 messages of context)');
+    expect((await sessions(w, 'ai'))[0]).to.include({ status: 'active', exchanges: 1 });
+  });
+});
