@@ -100,6 +100,7 @@ import { Groups as SendGroups } from './commands/sending/recipients.js';
 import { sendingRoutes } from './api/routes/sending.js';
 import { Ffmpeg } from './media/outgoing/ffmpeg.js';
 import { MediaInputs } from './media/outgoing/media-input.js';
+import { LinkPreviews } from './media/outgoing/link-preview.js';
 import { MediaPreparer } from './media/outgoing/prepare-media.js';
 import { Metrics } from './infra/metrics/metrics.js';
 import { MeteredEventStore } from './infra/metrics/metered-event-store.js';
@@ -404,6 +405,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const mediaInputs = new MediaInputs({ maxBytes: config.MEDIA_MAX_BYTES, allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const findMessage = (instanceId: string, messageId: string) => storedMessages.find(instanceId, messageId);
   const mediaPreparer = new MediaPreparer(mediaInputs, ffmpeg);
+  const linkPreviews = new LinkPreviews({ allowPrivate: config.ALLOW_PRIVATE_TARGETS });
   const sendCommands = new SendCommands({
     manager,
     recorder,
@@ -416,6 +418,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     findMessage,
     ...(pacer.paced ? { pacer } : {}),
     onScheduled: () => scheduledSends.poke(),
+    previews: linkPreviews,
   });
   // Before the listener: a send arriving at boot queues behind those queued before the restart.
   await queuedSends.start();
@@ -573,7 +576,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await eventExport.stop();
       await outcomes.flush();
       await rebuilds.close();
-      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close(), botHttp.close()]);
+      await Promise.all([mediaSource.close(), mediaDownloader.close(), helpdeskClient.close(), mediaInputs.close(), botHttp.close(), linkPreviews.close()]);
       await projections.stop();
       await backends.close();
       logger.info('gateway stopped');

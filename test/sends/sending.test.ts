@@ -54,6 +54,7 @@ describe('sending every kind over HTTP, checked at the far end (sandbox)', funct
     png = await sharp({ create: { width: 64, height: 48, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } }).png().toBuffer();
     files = createServer((req, res) => {
       if (req.url === '/photo.png') return res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png);
+      if (req.url === '/order.html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><meta property="og:title" content="Order 42"><meta property="og:description" content="Shipped today"></head><body>…</body></html>');
       if (req.url === '/big.bin') return res.writeHead(200, { 'content-length': String(200 * 1024 * 1024) }).end();
       res.writeHead(404).end();
     });
@@ -72,6 +73,17 @@ describe('sending every kind over HTTP, checked at the far end (sandbox)', funct
     const got = await item(peer.phone, res.body.data.message_id);
     expect(got).to.deep.include({ type: 'text', text: `@${peer.phone} medium`, reply_to: question, mentions: [peer.jid] });
     expect((await status(res.body.data.message_id)).status).to.be.oneOf(['sent', 'delivered']);
+  });
+
+  it("previews a text's link at the far end (fetched by the gateway), and not when link_preview is false", async () => {
+    const link = `${filesUrl}/order.html`;
+    const res = await post('send/text', { phone: peer.phone, message: `Your order: ${link}` });
+    expect(res.status, res.text).to.equal(200);
+    expect((await item(peer.phone, res.body.data.message_id)).link_preview).to.deep.equal({ url: link, title: 'Order 42', description: 'Shipped today' });
+    const sent = await recorded(t, me.id, 'MessageSent', (d) => d.message.id === res.body.data.message_id);
+    expect(sent.message.link_preview).to.deep.include({ title: 'Order 42' });
+    const off = await post('send/text', { phone: peer.phone, message: `Again: ${link}`, link_preview: false });
+    expect((await item(peer.phone, off.body.data.message_id)).link_preview).to.equal(undefined);
   });
 
   it('sends an image from {data} and one from {url}: the phone decrypts the very bytes sent', async () => {

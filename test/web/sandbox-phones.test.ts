@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sharp from 'sharp';
 import { newInstance } from '../support/gateway.js';
 import { nextPhone, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
@@ -52,6 +53,18 @@ describe('web app: the sandbox phone simulator (in chromium)', function () {
     await page.locator('.inbox li', { hasText: 'yes, until six' }).waitFor({ timeout: 10_000 });
     // The delivery log follows without a reload.
     await page.locator('.deliveries li', { hasText: 'Message' }).first().waitFor({ timeout: 10_000 });
+
+    // Media from the phone: a picked image reaches the instance as an image, with its caption.
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 20, g: 120, b: 200 } } }).png().toBuffer();
+    await page.getByLabel('Or a file (image, video, audio or document)').setInputFiles({ name: 'shop.png', mimeType: 'image/png', buffer: png });
+    await page.getByLabel('Caption').fill('our shop front');
+    await page.getByRole('button', { name: 'Send from the phone' }).click();
+    await page.getByText(`Sent from +${customer}.`).waitFor();
+    await waitFor(() => receiver.ofType('Message').some((r) => r.body.event.Message?.imageMessage?.caption === 'our shop front'), 'the image delivery', 10_000);
+    // And media from the instance reaches the phone's inbox.
+    const image = await t.api('POST', `/instances/${instance.id}/chat/send/image`, { token: account.jwt, body: { phone: customer, media: { data: png.toString('base64') } } });
+    expect(image.status, image.text).to.equal(200);
+    await page.locator('.inbox li', { hasText: '(image)' }).waitFor({ timeout: 10_000 });
     await screenshot(page, '14-sandbox-phones');
   });
 });

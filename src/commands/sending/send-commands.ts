@@ -5,6 +5,7 @@ import type { OutgoingContent } from '../../domain/session/outgoing.js';
 import type { Clock } from '../../infra/clock.js';
 import type { DocumentStore } from '../../infra/docstore/port.js';
 import type { IdGenerator } from '../../infra/ids.js';
+import type { LinkPreview } from '../../media/outgoing/link-preview.js';
 import type { MediaPreparer, MediaRequest, SendKind } from '../../media/outgoing/prepare-media.js';
 import type { InstanceDoc } from '../../projections/instances/instances-projection.js';
 import { SCHEDULED_SENDS, type ScheduledSendDoc } from '../../projections/sends/scheduled-sends-projection.js';
@@ -59,6 +60,8 @@ export interface SendCommandsDeps {
   pacer?: SendPacer;
   /** Told of a new scheduled send (the worker looks sooner). */
   onScheduled?: () => void;
+  /** A text's link preview; none when absent. Never fails: no preview is a text without one. */
+  previews?: { of(text: string): Promise<LinkPreview | null> };
 }
 
 /**
@@ -76,6 +79,11 @@ export class SendCommands {
     const connection = this.d.manager.connection(instance._id);
     const to = await networkCall(() => resolveRecipient(connection, phone));
     const common = await this.common(instance, to, options);
+    if (draft.kind === 'text' && draft.link_preview !== false && this.d.previews) {
+      // Fetched now, once: a queued or scheduled text keeps it in its event.
+      const preview = await this.d.previews.of(draft.text).catch(() => null);
+      if (preview) return this.dispatch(instance, connection, to, { ...draft, preview, ...common }, sendAt, context);
+    }
     if (draft.kind !== 'upload') return this.dispatch(instance, connection, to, { ...draft, ...common } as OutgoingContent, sendAt, context);
     const prepared = await this.d.media.prepare(draft.media, draft.request);
     try {

@@ -99,6 +99,9 @@ export const PollVote = Type.Object({
  * jids whenever the mapping from the LID is known (CONTRACT.md, Webhooks, "Addresses"), the LID
  * otherwise; the LIDs stand beside them.
  */
+/** What a text's first link shows in the chat (fetched by the gateway under the outbound-safety rules). */
+export const LinkPreview = Type.Object({ url: Str, title: Str, description: OptStr });
+
 export const NetworkMessage = Type.Object({
   id: Str,
   chat: Str,
@@ -129,6 +132,8 @@ export const NetworkMessage = Type.Object({
   /** Jids the message mentions. */
   mentions: Type.Optional(Type.Array(Str)),
   forwarded: Type.Optional(Type.Boolean()),
+  /** A text's link preview, as sent. */
+  link_preview: Type.Optional(LinkPreview),
   view_once: Type.Optional(Type.Boolean()),
   /** An edit for everyone: the edited message and its new text (`text`). */
   edit: Type.Optional(Type.Object({ message_id: Str })),
@@ -176,7 +181,8 @@ const outgoingCommon = {
  * node needs nothing but the event. Addresses are jids.
  */
 export const OutgoingContent = Type.Union([
-  Type.Object({ kind: Type.Literal('text'), text: Str, link_preview: Type.Optional(Type.Boolean()), ...outgoingCommon }),
+  /** `preview`: the first link's, fetched when the send was asked for (unless link_preview is false). */
+  Type.Object({ kind: Type.Literal('text'), text: Str, link_preview: Type.Optional(Type.Boolean()), preview: Type.Optional(LinkPreview), ...outgoingCommon }),
   Type.Object({ kind: Type.Literal('buttons'), text: OptStr, footer: OptStr, buttons: Type.Array(Type.Object({ id: Str, text: Str })), ...outgoingCommon }),
   /** `media.caption`, `media.ptt` (voice note), `media.gif` say how it shows. */
   Type.Object({ kind: Type.Literal('media'), media: Media, view_once: Type.Optional(Type.Boolean()), ...outgoingCommon }),

@@ -35,8 +35,15 @@ export function outgoing(content: OutgoingContent, given: Context = {}, preview?
   const quote = context.quote ? { contextInfo: context.quote } : {};
   switch (content.kind) {
     case 'text':
-      // An explicit preview (or null: none) keeps Baileys from fetching the link itself.
-      return { via: 'content', content: { text: content.text, linkPreview: content.link_preview === false ? null : (preview ?? null), ...mentions, ...quote } };
+    {
+      // An explicit preview (or null: none) keeps Baileys from fetching the link itself: the
+      // gateway fetched it already, under the outbound-safety rules (media/outgoing/link-preview).
+      const fetched: WAUrlInfo | null = content.preview
+        ? { 'canonical-url': content.preview.url, 'matched-text': content.preview.url, title: content.preview.title, ...(content.preview.description ? { description: content.preview.description } : {}) }
+        : null;
+      const linkPreview = content.link_preview === false ? null : (preview ?? fetched);
+      return { via: 'content', content: { text: content.text, linkPreview, ...mentions, ...quote } };
+    }
     case 'buttons':
       return { via: 'content', content: { text: buttonsAsText(content), ...mentions, ...quote }, fallback: BUTTONS_FALLBACK };
     case 'list':

@@ -131,7 +131,7 @@ export class InstanceSending {
     const mentions = content.kind !== 'forward' && content.mentions?.length ? { mentions: content.mentions } : {};
     switch (content.kind) {
       case 'text':
-        return { type: 'text', text: content.text, ...mentions };
+        return { type: 'text', text: content.text, ...(content.preview && content.link_preview !== false ? { link_preview: content.preview } : {}), ...mentions };
       case 'buttons': {
         const buttons = { items: content.buttons.map((b) => ({ id: b.id, text: b.text })), ...(content.footer !== undefined ? { footer: content.footer } : {}) };
         return { type: 'buttons', buttons, ...(content.text !== undefined ? { text: content.text } : {}), ...mentions };

@@ -30,7 +30,7 @@ export interface Route {
 
 export type Content = Pick<
   MessageDoc,
-  'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'lid_only' | 'poll_vote' | 'list' | 'mentions' | 'view_once' | 'forwarded'
+  'type' | 'text' | 'media' | 'reaction' | 'buttons' | 'location' | 'contacts' | 'poll' | 'edit' | 'revoke' | 'lid_only' | 'poll_vote' | 'list' | 'mentions' | 'view_once' | 'forwarded' | 'link_preview'
 >;
 
 /** Who sends: the phone itself (its linked instance sees MessageSent from the device), or an instance. */

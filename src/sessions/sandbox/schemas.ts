@@ -199,6 +199,7 @@ export const InboxEntry = Type.Object({
   caption: Opt(Type.String()),
   reply_to: Opt(Type.String({ description: 'the quoted message' })),
   mentions: Opt(Type.Array(Type.String(), { description: 'jids mentioned' })),
+  link_preview: Opt(Type.Object({ url: Type.String(), title: Type.String(), description: Opt(Type.String()) }, { description: "a text's link preview, as the sender built it" })),
   media: Opt(
     Type.Object({
       kind: Type.String(),

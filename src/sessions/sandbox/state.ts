@@ -84,6 +84,8 @@ export interface MessageDoc extends Document {
   mentions?: string[];
   view_once?: boolean;
   forwarded?: boolean;
+  /** A text's link preview, as the sender built it. */
+  link_preview?: { url: string; title: string; description?: string };
   /** An edit (new `text`) or a deletion for everyone of one of the sender's messages. */
   edit?: { message_id: string };
   revoke?: { message_id: string };

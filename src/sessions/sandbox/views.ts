@@ -55,6 +55,7 @@ export function networkMessage(message: MessageDoc, viewer: string, sender?: Sen
   if (message.mentions !== undefined) out.mentions = message.mentions;
   if (message.view_once) out.view_once = true;
   if (message.forwarded) out.forwarded = true;
+  if (message.link_preview !== undefined) out.link_preview = message.link_preview;
   if (sender && message.from !== viewer) {
     out.sender_pn = out.sender;
     out.sender_lid = sender.lid;
@@ -104,6 +105,7 @@ export function inboxEntry(message: MessageDoc, viewer: string, changes: Changes
   if (message.text !== undefined) out.text = message.text;
   if (message.reply_to !== undefined) out.reply_to = message.reply_to;
   if (message.mentions !== undefined) out.mentions = message.mentions;
+  if (message.link_preview !== undefined) out.link_preview = message.link_preview;
   if (message.media !== undefined) {
     const m = message.media;
     out.media = { kind: m.kind, mimetype: m.mimetype, url: m.url, file_length: m.file_length, sha256: Buffer.from(m.file_sha256, 'base64').toString('hex') };

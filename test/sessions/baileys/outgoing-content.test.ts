@@ -42,6 +42,16 @@ describe('Baileys: outgoing messages built as rc14 builds them (generateWAMessag
     expect(back).to.deep.include({ type: 'text', reply_to: 'Q1', mentions: [ALICE_PN], from_me: true });
   });
 
+  it("a text's preview, fetched by the gateway, is built into the message by generateWAMessage (title, description, matched link)", async () => {
+    const preview = { url: 'https://shop.example.com/o/42', title: 'Order 42', description: 'Shipped today' };
+    const msg = await built(ALICE_PN, viaContent({ kind: 'text', text: 'see https://shop.example.com/o/42', preview }).content);
+    const ext = msg.message?.extendedTextMessage;
+    expect(ext).to.deep.include({ text: 'see https://shop.example.com/o/42', matchedText: preview.url, title: 'Order 42', description: 'Shipped today' });
+    // link_preview false wins over a preview the content carries.
+    const off = await built(ALICE_PN, viaContent({ kind: 'text', text: 'see https://shop.example.com/o/42', preview, link_preview: false }).content);
+    expect(off.message?.extendedTextMessage?.title ?? off.message?.conversation ?? undefined).to.not.equal('Order 42');
+  });
+
   it('a poll keeps the secret it was built with, and a vote encrypted with it opens in Baileys and here', async () => {
     const out = viaContent({ kind: 'poll', poll: { name: 'When?', options: ['Morning', 'Evening'], selectable_count: 1 } });
     const msg = await built(ALICE_PN, out.content);
