@@ -22,7 +22,7 @@ interface World {
 }
 
 describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const clock = new OffsetClock();
   let t: TestGateway;
   let typebot: TypebotTestServer;
