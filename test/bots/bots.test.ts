@@ -22,7 +22,7 @@ interface World {
 }
 
 describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   const clock = new OffsetClock();
   let t: TestGateway;
   let typebot: TypebotTestServer;
@@ -65,12 +65,12 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const w = await world();
     await saveBot(w, 'shop', { kind: 'typebot', url: typebot.url, typebot: 'shop' });
     await say(w, 'hi');
-    await waitFor(async () => (await texts(w)).length === 3, 'the greeting and the choice');
+    await waitFor(async () => (await texts(w)).length === 3, 'the greeting and the choice', 60_000);
     expect(await texts(w)).to.deep.equal(['Hello *Maria*!', '_What can we do for you?_', '1. Sales\n2. Support']);
     const session = [...typebot.sessions.values()].at(-1);
     expect(session?.variables).to.include({ name: 'Maria', phone: w.customer.phone, jid: w.customer.jid });
     await say(w, '1');
-    await waitFor(async () => (await texts(w)).length === 7, 'the answer to the choice');
+    await waitFor(async () => (await texts(w)).length === 7, 'the answer to the choice', 60_000);
     const after = await inbox(w);
     expect(session?.replies).to.deep.equal(['Sales']);
     expect(after[3].text).to.equal('Sales, great.');
@@ -78,9 +78,9 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     expect(after[5].text).to.equal('https://shop.example/catalog');
     expect(after[6].text).to.equal('Your e-mail?');
     await say(w, 'maria@example.com');
-    await waitFor(async () => (await texts(w)).length === 8, 'the thanks');
+    await waitFor(async () => (await texts(w)).length === 8, 'the thanks', 60_000);
     expect((await texts(w))[7]).to.equal('Thanks, we will write to maria@example.com.');
-    await waitFor(() => jobsSettled(w), 'jobs settled');
+    await waitFor(() => jobsSettled(w), 'jobs settled', 60_000);
     expect(await texts(w)).to.have.length(8);
     const [s] = await sessions(w, 'shop');
     expect(s).to.include({ jid: w.customer.jid, status: 'active', exchanges: 3, failures: 0 });
@@ -90,17 +90,17 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const w = await world();
     await saveBot(w, 'ai', assistant({ trigger: { type: 'keyword', value: 'help' }, stop_keyword: 'stop' }));
     await say(w, 'hello there');
-    await waitFor(() => jobsSettled(w), 'the first message judged');
+    await waitFor(() => jobsSettled(w), 'the first message judged', 60_000);
     expect(await texts(w)).to.deep.equal([]);
     await say(w, 'I need HELP');
-    await waitFor(async () => (await texts(w)).length === 1, 'the answer');
+    await waitFor(async () => (await texts(w)).length === 1, 'the answer', 60_000);
     await say(w, 'with my order');
-    await waitFor(async () => (await texts(w)).length === 2, 'the second answer');
+    await waitFor(async () => (await texts(w)).length === 2, 'the second answer', 60_000);
     expect(await texts(w)).to.deep.equal(['You said: I need HELP (1 messages of context)', 'You said: with my order (3 messages of context)']);
     await say(w, 'STOP');
-    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'stopped', 'stopped');
+    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'stopped', 'stopped', 60_000);
     await say(w, 'are you there?');
-    await waitFor(() => jobsSettled(w), 'judged');
+    await waitFor(() => jobsSettled(w), 'judged', 60_000);
     expect(await texts(w)).to.have.length(2);
   });
 
@@ -108,19 +108,19 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const w = await world();
     await saveBot(w, 'ai', assistant());
     await say(w, 'first');
-    await waitFor(async () => (await texts(w)).length === 1, 'the bot answers');
+    await waitFor(async () => (await texts(w)).length === 1, 'the bot answers', 60_000);
     const human = await t.api('POST', `/instances/${w.id}/chat/send/text`, { token: w.owner.jwt, body: { phone: w.customer.phone, message: 'Hi, Ana here, I take it from here' } });
     expect(human.status, human.text).to.be.oneOf([200, 201]);
-    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'paused', 'paused by the human');
+    await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'paused', 'paused by the human', 60_000);
     expect((await sessions(w, 'ai'))[0].paused_by).to.equal('human');
     await say(w, 'thanks Ana');
-    await waitFor(() => jobsSettled(w), 'judged');
+    await waitFor(() => jobsSettled(w), 'judged', 60_000);
     expect(await texts(w)).to.deep.equal(['You said: first (1 messages of context)', 'Hi, Ana here, I take it from here']);
     const resumed = await t.api('POST', `/instances/${w.id}/bots/ai/sessions/${w.customer.phone}/resume`, { token: w.owner.jwt });
     expect(resumed.status, resumed.text).to.equal(200);
     expect(resumed.body.data.status).to.equal('active');
     await say(w, 'back to the bot');
-    await waitFor(async () => (await texts(w)).length === 3, 'the bot again');
+    await waitFor(async () => (await texts(w)).length === 3, 'the bot again', 60_000);
     const paused = await t.api('POST', `/instances/${w.id}/bots/ai/sessions/${w.customer.jid}/pause`, { token: w.owner.jwt });
     expect(paused.body.data).to.include({ status: 'paused', paused_by: 'operator' });
     expect((await t.api('POST', `/instances/${w.id}/bots/ai/sessions/5500000000/pause`, { token: w.owner.jwt })).status).to.equal(404);
@@ -131,14 +131,14 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     await saveBot(w, 'ai', assistant());
     openai.mood = 'down';
     await say(w, 'anyone?');
-    await waitFor(async () => ((await sessions(w, 'ai'))[0]?.failures ?? 0) >= 1, 'the failure reported');
+    await waitFor(async () => ((await sessions(w, 'ai'))[0]?.failures ?? 0) >= 1, 'the failure reported', 60_000);
     expect((await sessions(w, 'ai'))[0].last_error).to.include('503');
     openai.mood = 'garbage';
     await waitFor(async () => ((await sessions(w, 'ai'))[0]?.failures ?? 0) >= 2, 'the garbage reported', 20_000);
     expect((await sessions(w, 'ai'))[0].last_error).to.include('not JSON');
     openai.mood = 'ok';
     await waitFor(async () => (await texts(w)).length === 1, 'the answer once the server is up', 30_000);
-    await waitFor(() => jobsSettled(w), 'settled');
+    await waitFor(() => jobsSettled(w), 'settled', 60_000);
     expect(await texts(w)).to.deep.equal(['You said: anyone? (1 messages of context)']);
     expect((await sessions(w, 'ai'))[0]).to.include({ last_error: null, exchanges: 1 });
   });
@@ -147,8 +147,8 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const w = await world();
     await saveBot(w, 'loop', { kind: 'typebot', url: typebot.url, typebot: 'loop' });
     await say(w, 'go');
-    await waitFor(async () => (await texts(w)).length === 10, 'ten answers');
-    await waitFor(() => jobsSettled(w), 'settled');
+    await waitFor(async () => (await texts(w)).length === 10, 'ten answers', 60_000);
+    await waitFor(() => jobsSettled(w), 'settled', 60_000);
     expect(await texts(w)).to.have.length(10);
     await t.api('DELETE', `/instances/${w.id}/bots/loop`, { token: w.owner.jwt });
     await saveBot(w, 'ai', assistant());
@@ -164,11 +164,11 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const w = await world();
     await saveBot(w, 'ai', assistant({ expire_minutes: 1 }));
     await say(w, 'one');
-    await waitFor(async () => (await texts(w)).length === 1, 'answer');
+    await waitFor(async () => (await texts(w)).length === 1, 'answer', 60_000);
     clock.offsetMs += 2 * 60_000;
     await waitFor(async () => (await sessions(w, 'ai'))[0]?.status === 'expired', 'expired', 30_000);
     await say(w, 'two');
-    await waitFor(async () => (await texts(w)).length === 2, 'answer in a new conversation');
+    await waitFor(async () => (await texts(w)).length === 2, 'answer in a new conversation', 60_000);
     expect((await texts(w))[1]).to.equal('You said: two (1 messages of context)');
     expect((await sessions(w, 'ai'))[0]).to.include({ status: 'active', exchanges: 1 });
   });

@@ -52,6 +52,13 @@ describe('bots: configuration over HTTP', function () {
     expect((await t.api('GET', `/instances/${id}/bots`, { token: owner.jwt })).body.data).to.deep.equal([]);
   });
 
+  it('documents the bot routes in the OpenAPI document', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    for (const path of ['/instances/{id}/bots', '/instances/{id}/bots/{bot_id}', '/instances/{id}/bots/{bot_id}/sessions', '/instances/{id}/bots/{bot_id}/sessions/{jid}/pause', '/instances/{id}/bots/{bot_id}/sessions/{jid}/resume']) {
+      expect(doc.paths, path).to.have.property(path);
+    }
+  });
+
   it('runs a catastrophic pattern in linear time (RE2): it saves', async () => {
     const { id } = await newInstance(t.api, owner);
     const res = await t.api('POST', `/instances/${id}/bots/b1`, { token: owner.jwt, body: { ...openai, trigger: { type: 'regex', value: '^(a+)+$' } } });

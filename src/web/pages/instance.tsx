@@ -5,6 +5,7 @@ import { DeliveryLog } from '../components/delivery-log.js';
 import { Groups } from '../components/groups.js';
 import { ProfileSettings } from '../components/profile-settings.js';
 import { ExportSettings } from '../components/export-settings.js';
+import { Bots } from '../components/bots.js';
 import { HelpdeskSettings } from '../components/helpdesk-settings.js';
 import { History } from '../components/history.js';
 import { Stats } from '../components/stats.js';
@@ -81,6 +82,7 @@ export function InstancePage({ id }: { id: string }) {
           <WebhookSettings instanceId={instance.id} />
           {live && <DeliveryLog instanceId={instance.id} live={live} />}
           {live && <ExportSettings instanceId={instance.id} live={live} />}
+          <Bots instanceId={instance.id} />
           <HelpdeskSettings instanceId={instance.id} />
           <Stats instanceId={instance.id} />
           <History instanceId={instance.id} />

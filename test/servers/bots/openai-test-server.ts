@@ -13,12 +13,27 @@ export interface ChatRequest {
 
 export class OpenAiTestServer extends JsonTestServer {
   readonly requests: ChatRequest[] = [];
+  /** While set, requests are held unanswered (a slow model): a test kills the gateway meanwhile. */
+  hold = false;
+  private released: (() => void)[] = [];
+
+  /** Requests held now. */
+  get waiting(): number {
+    return this.released.length;
+  }
+
+  /** Answers every held request (to whoever still listens) and holds no more. */
+  release(): void {
+    this.hold = false;
+    for (const go of this.released.splice(0)) go();
+  }
 
   constructor(readonly apiKey = 'sk-test-server-key-0001') {
     super();
   }
 
-  protected handle: Handler = (req, body, res) => {
+  protected handle: Handler = async (req, body, res) => {
+    if (this.hold) await new Promise<void>((resolve) => this.released.push(resolve));
     if (req.method !== 'POST' || !/\/chat\/completions$/.test(req.url ?? '')) return json(res, 404, { error: { message: 'not found' } });
     if (req.headers.authorization !== `Bearer ${this.apiKey}`) return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
     const request = body as ChatRequest;
