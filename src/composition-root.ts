@@ -544,6 +544,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
     queues: async () => ({ helpdesk_jobs: await bridge.pending(), webhook_in_flight: webhooks.dispatcher.busy, bot_jobs: await botRunner.pending() }),
     realtimeStreams: () => realtime.stats().streams,
+    ...(placement
+      ? {
+          cluster: async () => ({
+            nodes: (await placement.nodes()).map((n) => ({ node_id: n._id, node_url: n.address, since: n.since, sessions: n.sessions, lanes: n.lanes })),
+          }),
+        }
+      : {}),
   });
   const metricsServer = config.METRICS_PORT === undefined ? null : await serveMetrics(metrics, config.METRICS_PORT, config.HOST);
   let stopping: Promise<void> | null = null;

@@ -11,13 +11,13 @@ export interface MetricsEndpoint {
 
 /**
  * Times every request by its route template (the router names it), and answers `GET /metrics`
- * on the API port when a token is configured. It runs outside the error mapping, so it sees the
+ * and `GET /cluster` (the nodes, as JSON) on the API port when a token is configured. It runs outside the error mapping, so it sees the
  * status the client got.
  */
 export function metricsMiddleware(metrics: Metrics, endpoint: MetricsEndpoint): Middleware {
   const expected = endpoint.token ? Buffer.from(`Bearer ${endpoint.token}`) : null;
   return async (ctx, next) => {
-    if (ctx.path === '/metrics' && expected && !endpoint.elsewhere && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+    if ((ctx.path === '/metrics' || ctx.path === '/cluster') && expected && !endpoint.elsewhere && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       const given = Buffer.from(ctx.get('authorization'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         ctx.status = 401;
@@ -25,8 +25,11 @@ export function metricsMiddleware(metrics: Metrics, endpoint: MetricsEndpoint): 
         ctx.body = { code: 401, success: false, error: { type: 'unauthorized', message: 'send Authorization: Bearer $METRICS_TOKEN' } };
         return;
       }
-      ctx.type = metrics.contentType;
-      ctx.body = await metrics.text();
+      if (ctx.path === '/cluster') ctx.body = await metrics.cluster();
+      else {
+        ctx.type = metrics.contentType;
+        ctx.body = await metrics.text();
+      }
       return;
     }
     const started = performance.now();

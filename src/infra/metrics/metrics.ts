@@ -6,6 +6,13 @@ export interface ScrapeSources {
   projectionLag?: () => Promise<Record<string, number>>;
   queues?: () => Promise<Record<string, number>>;
   realtimeStreams?: () => number;
+  /** Many nodes: the live nodes and what each holds (their membership documents). */
+  cluster?: () => Promise<ClusterView>;
+}
+
+/** GET /cluster: the live nodes, and the sessions and lanes each held at its last renewal. */
+export interface ClusterView {
+  nodes: { node_id: string; node_url: string | null; since: string; sessions: number; lanes: number }[];
 }
 
 /**
@@ -83,6 +90,19 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'gateway_cluster_held',
+      help: 'Many nodes: sessions and webhook lanes each live node holds (as GET /cluster)',
+      labelNames: ['node', 'kind'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        for (const n of (await self.cluster()).nodes) {
+          this.set({ node: n.node_id, kind: 'sessions' }, n.sessions);
+          this.set({ node: n.node_id, kind: 'lanes' }, n.lanes);
+        }
+      },
+    });
+    new Gauge({
       name: 'gateway_realtime_streams',
       help: 'Open realtime streams',
       registers: [this.registry],
@@ -104,6 +124,11 @@ export class Metrics {
   /** Sources exist only once the parts they read are built. */
   observe(sources: ScrapeSources): void {
     this.sources = { ...this.sources, ...sources };
+  }
+
+  /** The live nodes (none listed on a single node, where nothing is placed). */
+  async cluster(): Promise<ClusterView> {
+    return (await this.sources.cluster?.()) ?? { nodes: [] };
   }
 
   text(): Promise<string> {
