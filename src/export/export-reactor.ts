@@ -6,7 +6,7 @@ import { BoundedMap } from '../infra/bounded-map.js';
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
 import type { Projection } from '../projections/projection.js';
-import { eventBody } from '../webhooks/bodies/body.js';
+import { eventBody, eventSeq } from '../webhooks/bodies/body.js';
 import { RENDERED_EVENT_TYPES, webhookTypeOf } from '../webhooks/bodies/render.js';
 import { EXPORT_CURSORS, EXPORT_OUTBOX, EXPORT_SETTINGS, ensureExportIndexes, type CursorDoc, type ExportSettingsDoc, type OutboxDoc } from './documents.js';
 
@@ -151,7 +151,8 @@ export class ExportReactor implements Projection {
     if (!current || current.lapsed || current.events.length === 0) return NOTHING;
     const type = webhookTypeOf(event.type);
     if (!type || !(current.events.includes('All') || current.events.includes(type))) return NOTHING;
-    const seq = current.seq + 1;
+    // The instance's event sequence, as the webhook body and the realtime stream carry it.
+    const seq = eventSeq(event);
     let rendered;
     try {
       rendered = eventBody(event, instanceId, seq);
@@ -163,7 +164,7 @@ export class ExportReactor implements Projection {
     if (!rendered) return NOTHING;
     const entry: OutboxDoc = { _id: rendered.id, instance_id: instanceId, seq, type: rendered.type, body: rendered.body, at_ms: Date.parse(rendered.createdAt) };
     // The seq is not written to the settings here: the entry carries it, and setup reads it back.
-    this.settings.set(instanceId, { ...current, seq });
+    this.settings.set(instanceId, { ...current, seq: Math.max(current.seq, seq) });
     // Keyed by the event id: recording an event again writes the same entry, not a second one.
     return { ops: [{ collection: EXPORT_OUTBOX, op: 'replaceOne', filter: { _id: entry._id }, doc: entry, upsert: true }], recorded: instanceId };
   }

@@ -29,6 +29,11 @@ export class ExportRepo {
   }
 
   /** The highest seq still in the outbox (null when it holds none of the instance's). */
+  /** Entries recorded after `publishedSeq` (seqs have gaps: events the export does not carry). */
+  async waiting(instanceId: string, publishedSeq: number): Promise<number> {
+    return this.docs.collection<OutboxDoc>(EXPORT_OUTBOX).count({ instance_id: instanceId, seq: { $gt: publishedSeq } });
+  }
+
   async newestSeq(instanceId: string): Promise<number | null> {
     const [newest] = await this.docs.collection<OutboxDoc>(EXPORT_OUTBOX).find({ instance_id: instanceId }, { sort: { seq: -1 }, limit: 1 });
     return newest?.seq ?? null;

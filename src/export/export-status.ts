@@ -31,15 +31,17 @@ export class ExportQueries {
   ) {}
 
   async status(instanceId: string): Promise<ExportStatus> {
-    const [settings, cursors, newest] = await Promise.all([this.repo.settings(instanceId), this.repo.cursors(instanceId), this.repo.newestSeq(instanceId)]);
-    const sinks = this.sinks.map((sink): SinkStatus => {
+    const [settings, cursors] = await Promise.all([this.repo.settings(instanceId), this.repo.cursors(instanceId)]);
+    const published = (kind: SinkKind) => cursors.find((c) => c.sink === kind)?.published_seq ?? 0;
+    // Counted, not a seq difference: the instance's seq has gaps (events the export does not carry).
+    const waiting = await Promise.all(this.sinks.map((sink) => this.repo.waiting(instanceId, published(sink.kind))));
+    const sinks = this.sinks.map((sink, i): SinkStatus => {
       const cursor = cursors.find((c) => c.sink === sink.kind);
-      const published = cursor?.published_seq ?? 0;
       return {
         sink: sink.kind,
         connected: sink.ready,
-        lag: newest === null ? 0 : Math.max(0, newest - published),
-        last_published_seq: published,
+        lag: waiting[i] ?? 0,
+        last_published_seq: published(sink.kind),
         last_error: cursor?.last_error ?? sink.lastError,
         last_error_at: cursor?.last_error_at ?? null,
       };

@@ -5,7 +5,7 @@ import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import { isOneOf, type RecordedEvent } from '../domain/recorded.js';
 import type { Logger } from '../infra/logging/logger.js';
 import { RENDERED_EVENT_TYPES, webhookTypeOf } from './bodies/render.js';
-import { eventBody } from './bodies/body.js';
+import { eventBody, eventSeq } from './bodies/body.js';
 import {
   HOOKS,
   ensureDeliveryIndexes,
@@ -178,7 +178,9 @@ export class WebhookReactor implements Projection {
     // The subscription first, by type alone: an event the hook does not take is never rendered.
     const subscribed = webhookTypeOf(event.type);
     if (!subscribed || !(hook.events.includes('All') || hook.events.includes(subscribed))) return NOTHING;
-    const seq = hook.seq + 1;
+    // The instance's event sequence (the event's place in its session stream), as the realtime
+    // stream and the export number it: one seq per event, whichever channel carries it.
+    const seq = eventSeq(event);
     let webhook;
     try {
       webhook = eventBody(event, instanceId, seq);
@@ -214,7 +216,7 @@ export class WebhookReactor implements Projection {
     };
     // The seq is not written to the hook here: the delivery carries it and setup reads it back.
     // The hook was a second write per delivery, about a fifth of what the reactor's writes cost.
-    this.hooks.set(instanceId, { ...hook, seq });
+    this.hooks.set(instanceId, { ...hook, seq: Math.max(hook.seq, seq) });
     return {
       // Keyed by the event id: recording an event again writes the same delivery, not a second one.
       ops: [saveOp(delivery, { upsert: true })],

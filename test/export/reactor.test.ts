@@ -20,6 +20,13 @@ async function project(h: Harness, docs: DocumentStore, recording = true): Promi
 const outbox = async (docs: DocumentStore) =>
   (await docs.collection<OutboxDoc>(EXPORT_OUTBOX).find({}, { sort: { seq: 1 } })).map((d) => ({ seq: d.seq, type: d.type, text: JSON.parse(d.body).event.Message.conversation as string, seqInBody: JSON.parse(d.body).seq as number }));
 
+/** The seq CONTRACT gives the message with this text on every channel: its place in its instance's session stream. */
+async function seqOf(h: Harness, text: string): Promise<number> {
+  const event = (await h.events.readAll()).find((e) => e.streamId.startsWith('session-') && JSON.stringify(e.data).includes(`"${text}"`));
+  if (!event) throw new Error(`no event with ${text}`);
+  return Number(event.revision) + 1;
+}
+
 describe('export reactor (the outbox from the log)', function () {
   this.timeout(30_000);
   let h: Harness;
@@ -55,10 +62,11 @@ describe('export reactor (the outbox from the log)', function () {
     const docs = await EmbeddedDocumentStore.open({ path: dir });
     try {
       await project(h, docs);
+      const [one, two, three] = [await seqOf(h, 'one'), await seqOf(h, 'two'), await seqOf(h, 'three')];
       expect(await outbox(docs)).to.deep.equal([
-        { seq: 1, type: 'Message', text: 'one', seqInBody: 1 },
-        { seq: 2, type: 'Message', text: 'two', seqInBody: 2 },
-        { seq: 3, type: 'Message', text: 'three', seqInBody: 3 },
+        { seq: one, type: 'Message', text: 'one', seqInBody: one },
+        { seq: two, type: 'Message', text: 'two', seqInBody: two },
+        { seq: three, type: 'Message', text: 'three', seqInBody: three },
       ]);
     } finally {
       await docs.close();
@@ -74,12 +82,14 @@ describe('export reactor (the outbox from the log)', function () {
       await project(h, docs);
       // Published by every sink: the outbox is emptied, the cursor keeps the seq.
       await docs.batch([
-        { collection: 'export_cursors', op: 'replaceOne', filter: { _id: `amqp:${a.id}` }, doc: { _id: `amqp:${a.id}`, sink: 'amqp', instance_id: a.id, published_seq: 1, published_at: null, last_error: null, last_error_at: null }, upsert: true },
+        { collection: 'export_cursors', op: 'replaceOne', filter: { _id: `amqp:${a.id}` }, doc: { _id: `amqp:${a.id}`, sink: 'amqp', instance_id: a.id, published_seq: await seqOf(h, 'one'), published_at: null, last_error: null, last_error_at: null }, upsert: true },
         { collection: EXPORT_OUTBOX, op: 'deleteMany', filter: {} },
       ]);
       await h.message(a.id, 'two');
       await project(h, docs);
-      expect(await outbox(docs)).to.deep.equal([{ seq: 2, type: 'Message', text: 'two', seqInBody: 2 }]);
+      const two = await seqOf(h, 'two');
+      expect(two).to.be.greaterThan(await seqOf(h, 'one'));
+      expect(await outbox(docs)).to.deep.equal([{ seq: two, type: 'Message', text: 'two', seqInBody: two }]);
     } finally {
       await docs.close();
     }

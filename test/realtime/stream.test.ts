@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { waitFor } from '../support/sandbox.js';
 import { tcpBufferMaxBytes } from '../support/tcp-buffers.js';
+import { Receiver } from '../webhooks/support/receiver.js';
 
 /** Appends `n` received text messages to an instance's session stream, as the driver would. */
 async function messages(t: TestGateway, instanceId: string, n: number, text = 'hello', first = 0): Promise<void> {
@@ -107,6 +108,39 @@ describe('realtime stream over a real WebSocket', function () {
     expect(new Set(seqs).size).to.equal(8);
     expect(seqs[0]).to.be.greaterThan(last);
     second.ws.close();
+  });
+
+  it("gives each event the seq its webhook body has, so resuming with a webhook's seq neither misses nor repeats", async () => {
+    const rx = await new Receiver().start();
+    try {
+      const account = await newAccount(t.api);
+      const { id } = await newInstance(t.api, account);
+      // The webhook takes messages only; the stream takes every type: their seqs still agree.
+      expect((await t.api('POST', `/instances/${id}/webhook`, { token: account.jwt, body: { webhookURL: rx.url, events: 'Message' } })).status).to.equal(200);
+      const first = await open(t, `/instances/${id}/events/ws?access_token=${account.jwt}`);
+      for (const text of ['one', 'two', 'three']) {
+        await receipt(t, id);
+        await messages(t, id, 1, text);
+      }
+      await waitFor(() => rx.received.length === 3 && first.bodies.length === 6, 'three webhooks and six frames', 30_000);
+      first.ws.send(JSON.stringify({ ack: first.bodies[5].seq }));
+      first.ws.close();
+      const frames = new Map(first.bodies.map((b) => [b.id, b]));
+      for (const hook of rx.received) {
+        expect(frames.get(hook.body.id)?.seq, `seq of ${hook.body.id}`).to.equal(hook.body.seq);
+        // The stream sends the webhook body itself.
+        expect(frames.get(hook.body.id)).to.deep.equal(hook.body);
+      }
+      // A client that saw the first message by webhook resumes the stream after its seq.
+      const seen = rx.received.find((r) => r.body.event.Message.conversation === 'one 0')?.body;
+      const resumed = await open(t, `/instances/${id}/events/ws?access_token=${account.jwt}&after_seq=${seen.seq}`);
+      await waitFor(() => resumed.bodies.length === 4, 'everything after the webhook\'s event');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(resumed.bodies.map((b) => b.id)).to.deep.equal(first.bodies.slice(2).map((b) => b.id));
+      resumed.ws.close();
+    } finally {
+      await rx.stop();
+    }
   });
 
   it('closes a stream whose client stops acknowledging', async () => {

@@ -103,7 +103,7 @@ describe('webhooks across a crash (SIGKILL)', function () {
         `${rx.received.length} deliveries received after all, ${duplicates} duplicates, 0 lost`,
     );
     const seqs = [...byId.keys()].map((id) => JSON.parse(byId.get(id)!).seq as number).sort((a, b) => a - b);
-    expect(seqs[0]).to.equal(1);
+    // One seq per event (its place in the session stream), never two events on one.
     expect(new Set(seqs).size).to.equal(seqs.length);
 
     second.child.kill('SIGTERM');

@@ -3,7 +3,7 @@ import type { WebhookEventName } from '../../domain/events-table.js';
 import type { EventStore, RecordedEvent } from '../../infra/eventstore/port.js';
 import { typedEvent } from '../../domain/recorded.js';
 import type { Logger } from '../../infra/logging/logger.js';
-import { eventBody } from '../../webhooks/bodies/body.js';
+import { eventBody, eventSeq } from '../../webhooks/bodies/body.js';
 import { webhookTypeOf } from '../../webhooks/bodies/render.js';
 
 export interface StreamLimits {
@@ -62,7 +62,7 @@ export class RealtimeStream {
   /** A live event of this instance, in log order. */
   live(event: RecordedEvent): void {
     if (this.closed) return;
-    const seq = Number(event.revision) + 1;
+    const seq = eventSeq(event);
     if (seq <= this.cursor) return;
     if (this.reading || this.behind || seq !== this.cursor + 1 || this.blocked()) {
       // Not next in line, or no room: the log has it, and catching up reads it from there.
@@ -121,7 +121,7 @@ export class RealtimeStream {
         this.behind = false;
         const events = await this.store.readStream(`session-${this.instanceId}`, { fromRevision: BigInt(this.cursor), maxCount: this.limits.readBatch });
         for (const event of events) {
-          const seq = Number(event.revision) + 1;
+          const seq = eventSeq(event);
           if (seq <= this.cursor) continue;
           this.handle(event, seq);
           if (this.blocked()) break;

@@ -256,7 +256,7 @@ const GroupParticipantsEvent = Type.Object({
 const envelopeFields = {
   id: Type.String({ pattern: '^evt_[0-9a-f]{32}$', description: 'the stored event id: idempotency key, also the webhook-id header' }),
   instance_id: Str,
-  seq: Type.Integer({ minimum: 1, description: 'strictly increasing per instance; a gap means a delivery you have not received yet' }),
+  seq: Type.Integer({ minimum: 1, description: "the event's place in the instance's event sequence: strictly increasing per instance, the same on every channel (webhook, realtime stream, export); a gap is an event this channel does not carry or has not carried yet (order by seq)" }),
   created_at: Type.String({ format: 'date-time', description: 'when it happened' }),
 };
 
