@@ -22,7 +22,7 @@ function fieldNames(schema: TSchema, into = new Set<string>()): Set<string> {
  * redaction rule hides it.
  */
 const SHOWN = new Set(
-  `method jid phone push_name lid platform business reason status_code by about picture_id picture_url verified_name
+  `preview method jid phone push_name lid platform business reason status_code by about picture_id picture_url verified_name
   business_name business_hours_timezone categories id name profile_options address email website description message chat
   sender sender_pn sender_lid from_me is_group timestamp_s type text reply_to media kind url direct_path file_enc_sha256
   file_sha256 file_length mimetype caption file_name seconds ptt width height reaction message_id buttons footer items upsert
