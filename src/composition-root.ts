@@ -220,8 +220,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     : null;
   const workClaims =
     leases && placement
-      ? // Placement is not handed to the lanes yet: see the session ownership below.
-        { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock }
+      ? { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock, placement }
       : undefined;
   const webhooks = createWebhooks(
     { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
@@ -229,7 +228,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   );
   // Event export to the brokers: its lanes are claimed like the webhook lanes when several nodes share the stores.
   const eventExport = createExport(
-    { docs: backends.docs, clock, logger, config, box, registry: metrics.registry, ...(workClaims ? { cluster: { leases: workClaims.leases, ttlMs: workClaims.ttlMs, clock: workClaims.clock } } : {}) },
+    { docs: backends.docs, clock, logger, config, box, registry: metrics.registry, ...(workClaims ? { cluster: { leases: workClaims.leases, ttlMs: workClaims.ttlMs, clock: workClaims.clock, placement: workClaims.placement } } : {}) },
     options.exports,
   );
   const billing = createBilling({ config, docs: backends.docs, clock, logger });
@@ -330,10 +329,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const sessions = new SessionQueries(backends.docs);
   const recorder = new FencedSessionRecorder(backends.events, ids, clock, choice.network.kind, config.SESSION_RETENTION_DAYS);
   const ownership = leases
-    ? // The placement (issue 34) is not handed to the sessions and lanes yet: in the two-node
-      // forwarding test a session handed over was not taken by the other node. Membership and
-      // GET /cluster run; balancing waits for that fix.
-      new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS })
+    ? new SessionOwnership({ leases, sessions, instances: instanceQueries, logger: logger.child({ module: 'cluster' }), ttlMs: config.LEASE_TTL_MS, ...(placement ? { placement } : {}) })
     : null;
   if (ownership) recorder.guardWith(ownership, logger.child({ module: 'cluster' }));
   if (ownership) sessionsHeld = () => ownership.owned().length;
@@ -607,7 +603,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   leases?.advertise(nodeAddress(config.NODE_URL, config.HOST, port));
   logger.info({ port, dataDir: config.DATA_DIR, network: choice.network.kind }, 'gateway listening');
   // Paired sessions come back after the listener is up, so /health answers while they connect.
-  await manager.start();
+  // With many nodes the ownership's scans open those placed here (the manager would take every free one).
+  if (!ownership) await manager.start();
   ownership?.start(manager);
   bridge.start();
   botRunner.start();

@@ -9,6 +9,7 @@ import { randomIds } from '../../src/infra/ids.js';
 import { Conversations } from '../../src/sessions/sandbox/conversations.js';
 import type { SandboxConnection } from '../../src/sessions/sandbox/connection.js';
 import type { Groups } from '../../src/sessions/sandbox/groups.js';
+import { OfflineMessages } from '../../src/sessions/sandbox/offline.js';
 import { Messaging } from '../../src/sessions/sandbox/messaging.js';
 import type { Phones } from '../../src/sessions/sandbox/phones.js';
 import type { Registry } from '../../src/sessions/sandbox/registry.js';
@@ -42,15 +43,16 @@ describe('sandbox messaging: a message is stored, then handed on', () => {
     const conversations = new Conversations(state);
     const heard: { event: SessionEvent; stored: boolean }[] = [];
     const connection = {
-      deliver: async (events: SessionEvent[]) => {
+      deliverTaken: async (events: SessionEvent[]) => {
         for (const event of events) {
           const id = (event.data as { message: { id: string } }).message.id;
           heard.push({ event, stored: (await conversations.known('5511900000002', id)) !== null });
         }
+        return true;
       },
     } as unknown as SandboxConnection;
     const registry = { connectedFor: (phone: string) => (phone === '5511900000002' ? connection : undefined) } as unknown as Registry;
-    const messaging = new Messaging(state, {} as Phones, {} as Groups, conversations, registry, randomIds, { now: () => new Date() });
+    const messaging = new Messaging(state, {} as Phones, {} as Groups, conversations, registry, randomIds, { now: () => new Date() }, new OfflineMessages(state, {} as Phones, registry));
     const sender = { _id: '5511900000001', account_id: 'acc', push_name: 'Alice' } as PhoneDoc;
 
     let answered = false;

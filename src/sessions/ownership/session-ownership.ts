@@ -212,11 +212,28 @@ export class SessionOwnership implements SessionHandover {
         if (!(await this.mayOpen(status._id))) continue;
         this.o.logger.info({ instanceId: status._id, token: this.token(status._id) }, 'session taken over');
         // restart() connects, and its connect asks mayOpen again: held already, it renews.
-        void this.control.restart(status._id, instance.account_id).catch((err: unknown) => this.o.logger.warn({ err, instanceId: status._id }, 'session taken over but not opened'));
+        const id = status._id;
+        void this.control
+          .restart(id, instance.account_id)
+          .catch((err: unknown) => this.o.logger.warn({ err, instanceId: id }, 'session taken over but not opened'))
+          .then(() => this.giveBackUnopened(id));
       }
     } finally {
       this.scanning = false;
     }
+  }
+
+  /**
+   * A takeover whose session is neither open nor retrying here (the restart failed or found
+   * nothing to open) gives the lease back: kept, it would hold the session on a node where it is
+   * not connected, and no other node would open it.
+   */
+  private async giveBackUnopened(instanceId: string): Promise<void> {
+    const held = this.held.get(instanceId);
+    if (!held || this.stopped || this.control?.isLive(instanceId)) return;
+    this.held.delete(instanceId);
+    this.o.logger.warn({ instanceId }, 'session taken over but not opened: its lease is given back');
+    await held.release();
   }
 
   /** Lets the sessions placed on another live node go there: never open on two nodes, a short pause, no re-pairing. */

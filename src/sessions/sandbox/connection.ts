@@ -58,7 +58,7 @@ export class SandboxConnection implements NetworkConnection {
   // Deliveries run one after another, so the manager stores events in the order they happened.
   private chain: Promise<void> = Promise.resolve();
   /** Events queued behind the chain that have not started: later deliveries join them. */
-  private waiting: { events: SessionEvent[]; defer: boolean; done: Promise<void> } | undefined;
+  private waiting: { events: SessionEvent[]; defer: boolean; done: Promise<boolean> } | undefined;
   private silenced = false;
   /** Set by the network as the connection is made (account-operations.ts). */
   account!: SandboxAccountOperations;
@@ -84,6 +84,15 @@ export class SandboxConnection implements NetworkConnection {
    * later deliveries.
    */
   deliver(events: SessionEvent[], options: DeliverOptions = {}): Promise<void> {
+    return this.deliverTaken(events, options).then(() => undefined);
+  }
+
+  /**
+   * As deliver, answering whether the manager took the events: false when the connection was
+   * ended before their turn (a session handed to another node), so the network keeps the messages
+   * for the account's next connection instead of losing them.
+   */
+  deliverTaken(events: SessionEvent[], options: DeliverOptions = {}): Promise<boolean> {
     // While the manager stores one batch (a durable write), what arrives meanwhile goes in the
     // next one together, in order: one write for many messages instead of one write each.
     const defer = options.defer === true;
@@ -91,9 +100,10 @@ export class SandboxConnection implements NetworkConnection {
       this.waiting.events.push(...events);
       return this.waiting.done;
     }
-    const batch = { events: [...events], defer, done: Promise.resolve() };
+    const batch = { events: [...events], defer, done: Promise.resolve(false), taken: false };
     batch.done = this.enqueue(
       async () => {
+        batch.taken = true;
         if (batch.events.length > 0) await this.handlers.onEvents(batch.events);
       },
       options,
@@ -101,7 +111,7 @@ export class SandboxConnection implements NetworkConnection {
       () => {
         if (this.waiting === batch) this.waiting = undefined;
       },
-    );
+    ).then(() => batch.taken);
     this.waiting = batch;
     return batch.done;
   }

@@ -10,6 +10,7 @@ import type { Phones } from './phones.js';
 import type { Registry } from './registry.js';
 import { DURABLE, type MessageDoc, type PhoneDoc, type SandboxState } from './state.js';
 import { networkMessage, type SenderIdentity } from './views.js';
+import type { OfflineMessages } from './offline.js';
 
 /**
  * How recipients see the sender: by LID in groups (always) and in 1:1 chats when the sender uses
@@ -46,6 +47,7 @@ export class Messaging {
     private readonly registry: Registry,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly offline: OfflineMessages,
   ) {}
 
   async route(sender: PhoneDoc, to: Address, field: string, replyTo?: string): Promise<Route> {
@@ -108,36 +110,23 @@ export class Messaging {
   }
 
   private async fanOut(message: MessageDoc, origin: Origin, sender: SenderIdentity | undefined): Promise<void> {
-    const deliveries: [SandboxConnection, SessionEvent][] = [];
+    const received: [string, SandboxConnection][] = [];
     const offline: string[] = [];
     for (const phone of message.recipients) {
       const conn = this.registry.connectedFor(phone);
-      if (conn) deliveries.push([conn, { type: 'MessageReceived', data: { message: networkMessage(message, phone, sender), upsert: 'notify' } }]);
+      if (conn) received.push([phone, conn]);
       else offline.push(phone);
     }
     // Kept before the sender is answered: a session that connects after the answer finds it.
-    if (offline.length > 0) await this.state.messages.updateOne({ _id: message._id }, { $set: { offline_for: offline } }, DURABLE);
+    await this.offline.keep(message._id, offline);
     const own = origin === 'phone' ? this.registry.connectedFor(message.from) : undefined;
-    if (own) deliveries.push([own, { type: 'MessageSent', data: { message: networkMessage(message, message.from), origin: 'device' } }]);
-    await deliverAll(deliveries);
+    for (const [phone, conn] of received) {
+      // A connection ended before the message's turn (its session moved to another node) did not take it: kept for the next.
+      const taken = await conn.deliverTaken([{ type: 'MessageReceived', data: { message: networkMessage(message, phone, sender), upsert: 'notify' } }]);
+      if (!taken) await this.offline.keep(message._id, [phone]);
+    }
+    if (own) await deliverAll([[own, { type: 'MessageSent', data: { message: networkMessage(message, message.from), origin: 'device' } }]]);
   }
-}
-
-/**
- * What reached a phone while its account had no live connection (another node held its session,
- * or the gateway was down), handed over in order once the account connects again.
- */
-export async function deliverOffline(state: SandboxState, phones: Phones, conn: SandboxConnection, phone: PhoneDoc): Promise<void> {
-  const waiting = await state.messages.find({ offline_for: phone._id }, { sort: { seq: 1 } });
-  if (waiting.length === 0) return;
-  const senders = await phones.byIds([...new Set(waiting.map((m) => m.from))]);
-  const events: SessionEvent[] = waiting.map((m) => {
-    const from = senders.get(m.from);
-    const identity = from ? identityOf(from, m.group !== undefined) : undefined;
-    return { type: 'MessageReceived', data: { message: networkMessage(m, phone._id, identity), upsert: 'notify' } };
-  });
-  await conn.deliver(events, { defer: true });
-  await state.messages.updateMany({ _id: { $in: waiting.map((m) => m._id) } }, { $pull: { offline_for: phone._id } }, DURABLE);
 }
 
 /**

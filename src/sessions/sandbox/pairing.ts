@@ -10,7 +10,7 @@ import type { Groups } from './groups.js';
 import { historySync } from './history.js';
 import { profileFields, type Phones } from './phones.js';
 import type { Registry } from './registry.js';
-import { deliverOffline } from './messaging.js';
+import type { OfflineMessages } from './offline.js';
 import { accountSync } from './far-end.js';
 import { DURABLE, type PhoneDoc, type SandboxState } from './state.js';
 import { groupInfo } from './views.js';
@@ -32,6 +32,7 @@ export class Pairing {
     private readonly registry: Registry,
     private readonly ids: IdGenerator,
     private readonly clock: Clock,
+    private readonly offline: OfflineMessages,
   ) {}
 
   /** connect(): linked credentials reconnect at once (no history again); none show a QR. */
@@ -59,7 +60,7 @@ export class Pairing {
       void conn.close({ reason: 'unknown' }).catch(() => undefined);
     });
     // What arrived while the account was away follows Connected; kept until it was taken.
-    deliverOffline(this.state, this.phones, conn, phone).catch(() => undefined);
+    this.offline.handOver(conn, phone).catch(() => undefined);
   }
 
   async requestCode(conn: SandboxConnection, phone: string): Promise<string> {

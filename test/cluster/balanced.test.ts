@@ -12,8 +12,7 @@ const TTL_MS = 6_000;
 const INSTANCES = 60;
 
 /**
- * Issue 34, CONTRACT.md "Many nodes, balanced" (npm run test:balanced; not yet in npm test: on the shared 2-core
- * machine its 60 pairings timed out before the balance was reached, see the issue 34 report): three nodes on the test servers share 60 connected
+ * Issue 34, CONTRACT.md "Many nodes, balanced": three nodes on the test servers share 60 connected
  * sandbox instances, 20 ± 1 sessions and webhook lanes each; one killed, the other two hold 30 ± 1
  * within 2 × LEASE_TTL_MS; started again, back to 20 ± 1. Phones write to the instances all along:
  * every message reaches the webhook, and one that arrives twice carries the same delivery id (an
