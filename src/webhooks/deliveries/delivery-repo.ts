@@ -36,6 +36,17 @@ export class DeliveryRepo {
       .find({ instance_id: instanceId, state: 'queued', seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
+  /**
+   * Several instances' queued deliveries in one read, each after its own seq: sorted by instance
+   * then seq (the `open` index), at most `limit` in all. A node feeding many lanes reads the log
+   * once per commit this way instead of once per instance (issue 34).
+   */
+  queuedAfter(lanes: readonly { instanceId: string; afterSeq: number }[], limit: number): Promise<DeliveryDoc[]> {
+    return this.docs
+      .collection<DeliveryDoc>(DELIVERIES)
+      .find({ $or: lanes.map((l) => ({ instance_id: l.instanceId, state: 'queued', seq: { $gt: l.afterSeq } })) }, { sort: { instance_id: 1, seq: 1 }, limit });
+  }
+
   /** One instance's oldest deliveries after `afterSeq`, whatever their state (the retention sweep). */
   oldest(instanceId: string, limit: number, afterSeq = 0): Promise<DeliveryDoc[]> {
     return this.docs.collection<DeliveryDoc>(DELIVERIES).find({ instance_id: instanceId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });

@@ -1,6 +1,7 @@
 import type { Logger } from '../../infra/logging/logger.js';
 import type { QueuedNotice } from '../webhook-reactor.js';
 import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
+import type { DeliveryDoc } from '../deliveries/documents.js';
 import { stubOf, type HeldDeliveries } from './held-deliveries.js';
 import type { LaneOwnership } from './lane-claims.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';
@@ -40,7 +41,9 @@ export class LaneLoader {
   async start(): Promise<void> {
     this.stopped = false;
     const instances = (await this.repo.instancesWithHooks()).filter((id) => this.ownership.owns(id));
-    await Promise.all(instances.map((id) => this.refill(this.scheduler.lane(id))));
+    const lanes = instances.map((id) => this.scheduler.lane(id));
+    if (this.shared) await this.refillMany(lanes);
+    else await Promise.all(lanes.map((lane) => this.refill(lane)));
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_MS);
     this.sweepTimer.unref();
   }
@@ -56,11 +59,14 @@ export class LaneLoader {
     if (this.shared) {
       // Several nodes: a node that does not hold the projections' lease folds the events without
       // writing them, so a notice may name a delivery not in the log yet. It is a hint to read.
+      const owned: Lane[] = [];
       for (const id of new Set(notices.map((n) => n.instance_id))) {
-        if (this.ownership.owns(id)) void this.refill(this.scheduler.lane(id));
+        if (this.ownership.owns(id)) owned.push(this.scheduler.lane(id));
         // A lane nobody feeds yet (a new instance): claimed now, read once gained.
         else this.ownership.want(id);
       }
+      // One read of the log for every lane the commit names, however many.
+      void this.refillMany(owned);
       return;
     }
     const byLane = new Map<Lane, QueuedNotice[]>();
@@ -152,8 +158,85 @@ export class LaneLoader {
 
   private sweep(): void {
     const full = this.shared || ++this.sweeps % FULL_SWEEP_EVERY === 0;
-    for (const lane of this.scheduler.lanes.values()) {
-      if (full || (lane.more && !lane.loading)) void this.refill(lane);
-    }
+    const due = [...this.scheduler.lanes.values()].filter((lane) => full || (lane.more && !lane.loading));
+    // On MongoDB (several nodes) one query for all; the embedded store answers per lane off its index.
+    if (this.shared) void this.refillMany(due);
+    else for (const lane of due) void this.refill(lane);
   }
+
+  /**
+   * Reads every lane of `lanes` that has room in one query of the log (a single lane the usual
+   * way). What a lane takes is what a read of its own would have taken: its first `room` queued
+   * deliveries after its last seq. A read cut short by the overall limit leaves the lanes it may
+   * have cut marked `more`, read again as they run low or at the next sweep.
+   */
+  async refillMany(lanes: readonly Lane[]): Promise<void> {
+    const reads: LaneRead[] = [];
+    for (const lane of new Set(lanes)) {
+      if (this.stopped || !this.ownership.owns(lane.instanceId)) continue;
+      if (lane.loading) {
+        lane.reloadWanted = true;
+        continue;
+      }
+      const room = this.scheduler.laneRoom(lane);
+      if (room <= 0) {
+        lane.more = true;
+        continue;
+      }
+      reads.push({ lane, room, afterSeq: lane.maxSeq });
+    }
+    if (reads.length === 0) return;
+    if (reads.length === 1) return this.refill((reads[0] as { lane: Lane }).lane);
+    for (const r of reads) r.lane.loading = true;
+    try {
+      let pending = reads;
+      while (pending.length > 0 && !this.stopped) pending = await this.readLanes(pending);
+    } catch (err) {
+      this.logger.error({ err, lanes: reads.length }, 'webhook deliveries could not be read; the sweep will retry');
+      for (const r of reads) r.lane.more = true;
+    } finally {
+      for (const r of reads) {
+        r.lane.loading = false;
+        if (r.lane.reloadWanted) void this.refill(r.lane);
+      }
+    }
+    this.ready();
+  }
+
+  /**
+   * One query for these lanes; answers the lanes it did not reach. The query holds at most the
+   * lanes' rooms together, sorted by instance: cut short by that limit, the lanes after the last
+   * instance it reached, and the rest of that one's room, are read by the next query.
+   */
+  private async readLanes(reads: readonly LaneRead[]): Promise<LaneRead[]> {
+    const limit = reads.reduce((sum, r) => sum + r.room, 0);
+    const { all, free } = await this.known.read(() => this.repo.queuedAfter(reads.map((r) => ({ instanceId: r.lane.instanceId, afterSeq: r.afterSeq })), limit));
+    const cut = all.length === limit;
+    const reached = all.at(-1)?.instance_id;
+    const byLane = new Map<string, DeliveryDoc[]>();
+    for (const doc of all) byLane.set(doc.instance_id, [...(byLane.get(doc.instance_id) ?? []), doc]);
+    const freeIds = new Set(free.map((d) => d._id));
+    const unread: LaneRead[] = [];
+    for (const read of reads) {
+      const { lane, room, afterSeq } = read;
+      if (cut && reached !== undefined && lane.instanceId > reached) {
+        unread.push(read);
+        continue;
+      }
+      // Let go while reading: the lane was reset, and the next owner reads it from the log.
+      if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) continue;
+      const mine = byLane.get(lane.instanceId) ?? [];
+      for (const doc of mine.slice(0, room)) if (freeIds.has(doc._id)) this.take(stubOf(doc));
+      lane.more = mine.length >= room || (cut && lane.instanceId === reached);
+      // The lane the limit cut: the rest of its room is read with the lanes not reached.
+      if (lane.more && mine.length < room && lane.maxSeq === mine.at(-1)?.seq) unread.push({ lane, room: room - mine.length, afterSeq: lane.maxSeq });
+    }
+    return unread;
+  }
+}
+
+interface LaneRead {
+  lane: Lane;
+  room: number;
+  afterSeq: number;
 }
