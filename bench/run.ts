@@ -1,4 +1,5 @@
 import { benchChats } from './chats.js';
+import { benchCluster } from './cluster.js';
 import { benchDocumentStore } from './document-store.js';
 import { benchEventStore } from './event-store.js';
 import { benchExport } from './export.js';
@@ -28,6 +29,7 @@ const suites: [string, () => Promise<void>][] = [
   ['sending', benchSending],
   ['export', benchExport],
   ['start', benchStart],
+  ['cluster', benchCluster],
 ];
 const only = process.argv[2];
 for (const [name, run] of suites) {

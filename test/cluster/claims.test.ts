@@ -13,6 +13,8 @@ import { freshDatabase } from '../servers/mongodb/targets.js';
 import { Receiver } from '../webhooks/support/receiver.js';
 import { MongoDocumentStore } from '../../src/infra/docstore/mongodb/mongodb-document-store.js';
 import { SEND_QUEUE, type QueuedSendDoc } from '../../src/projections/sends/send-queue-projection.js';
+import { MongoClient } from 'mongodb';
+import { settled, settledOwnersIn } from './shared-backends.js';
 
 /**
  * Two gateway processes on one EventStoreDB and one MongoDB (the test servers, over their real
@@ -211,6 +213,14 @@ describe('work claimed across two gateway nodes (shared EventStoreDB and MongoDB
     const b = await startNode();
     const api = apiFor(a.url);
     const { owner, instance, own, contact } = await pairedInstance(api);
+    // The session may move to the other node after its pairing (placement, issue 34): sent once it has settled.
+    const client = new MongoClient(env.MONGODB_URL as string);
+    try {
+      await settled({ settledOwners: (n) => settledOwnersIn(client.db(), n) }, 2);
+    } finally {
+      await client.close();
+    }
+    await waitFor(async () => (await api('GET', `/instances/${instance.id}/session/status`, { token: owner.jwt })).body?.data?.connected === true, 'the session connected on its node', 30_000);
     const texts = ['q1', 'q2', 'q3', 'q4', 'q5'];
     const answers = [];
     for (const message of texts) answers.push(await api('POST', `/instances/${instance.id}/chat/send/text`, { token: owner.jwt, body: { phone: contact.phone, message } }));

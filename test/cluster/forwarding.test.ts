@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { LeaseDoc } from '../../src/cluster/leases.js';
-import { newDeploymentKeys, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
+import { newDeploymentKeys, settled, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
 import { apiFor, expectError, newAccount, newInstance } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 
@@ -40,9 +40,18 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
       paired.push({ id: instance.id, own: own.phone, contact: contact.phone });
     }
     const [one, two] = paired as [(typeof paired)[0], (typeof paired)[0]];
+    // Both paired through A; the placement (issue 34) leaves one on each node. `one` is used through
+    // the node that does not hold it (called B below), its owner being A.
+    const owners = await settled(cluster, 2);
+    const byPid = (pid: number | null | undefined) => (pid === a.child.pid ? { gw: a, api: apiA } : { gw: b, api: apiB });
+    const holderOne = byPid(owners.get(one.id));
+    const otherOne = holderOne.gw === a ? { gw: b, api: apiB } : { gw: a, api: apiA };
     const leased = await lease(one.id);
-    expect(pidOf(leased)).to.equal(a.child.pid);
-    expect(leased?.address).to.equal(a.url);
+    expect(pidOf(leased)).to.equal(holderOne.gw.child.pid);
+    expect(leased?.address).to.equal(holderOne.gw.url);
+    {
+      const apiA = holderOne.api;
+      const apiB = otherOne.api;
     await waitFor(async () => (await apiB('GET', `/instances/${one.id}`, auth)).status === 200, 'the instance read on B');
 
     // Status through B: A's live socket answers (B has none, it would say not connected).
@@ -81,11 +90,11 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
     await waitFor(async () => (await apiB('GET', `/instances/${fresh.id}`, auth)).status === 200, 'the new instance read on B');
     const qrB = await apiB('GET', `/instances/${fresh.id}/session/qr`, auth);
     expect(qrB.status, qrB.text).to.equal(200);
-    expect(pidOf(await lease(fresh.id))).to.equal(b.child.pid);
+    expect(pidOf(await lease(fresh.id))).to.equal(otherOne.gw.child.pid);
     const qrA = await apiA('GET', `/instances/${fresh.id}/session/qr`, auth);
     expect(qrA.status, qrA.text).to.equal(200);
     expect(qrA.body.data.qr).to.be.a('string').and.not.equal('');
-    expect(pidOf(await lease(fresh.id)), 'A did not open a second pairing').to.equal(b.child.pid);
+    expect(pidOf(await lease(fresh.id)), 'A did not open a second pairing').to.equal(otherOne.gw.child.pid);
 
     // Logout through B: A's session ends, the instance is no longer paired.
     const out = await apiB('POST', `/instances/${one.id}/session/logout`, auth);
@@ -94,19 +103,25 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
     const gone = await apiA('GET', `/instances/${one.id}/session/status`, auth);
     expect(gone.body.data.connected).to.equal(false);
     expectError(await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'after logout' } }), 409, 'not_connected');
+    }
+
+    // `two`, alone paired now, settles where the placement puts it: its owner is killed, the other serves it.
+    const ownersTwo = await settled(cluster, 2);
+    const killed = byPid(ownersTwo.get(two.id)).gw;
+    const { gw: survivor, api: apiS } = killed === a ? { gw: b, api: apiB } : { gw: a, api: apiA };
 
     // A killed: until its lease on `two` lapses, B cannot reach the owner and says so (503, never 500).
-    a.child.kill('SIGKILL');
-    await a.exited;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
     const killedAt = Date.now();
-    const down = await apiB('GET', `/instances/${two.id}/session/status`, auth);
+    const down = await apiS('GET', `/instances/${two.id}/session/status`, auth);
     expectError(down, 503, 'unavailable');
     expect(Number(down.headers.get('retry-after'))).to.be.greaterThan(0);
     // Then B takes the lease over, opens the session and serves it itself.
     const statuses = new Set<number>();
     await waitFor(
       async () => {
-        const res = await apiB('GET', `/instances/${two.id}/session/status`, auth);
+        const res = await apiS('GET', `/instances/${two.id}/session/status`, auth);
         statuses.add(res.status);
         return res.status === 200 && res.body.data.connected === true;
       },
@@ -114,11 +129,11 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
       4 * TTL_MS,
     );
     expect([...statuses].filter((s) => s !== 200 && s !== 503)).to.deep.equal([]);
-    expect(pidOf(await lease(two.id))).to.equal(b.child.pid);
-    const after = await apiB('POST', `/instances/${two.id}/chat/send/text`, { ...auth, body: { phone: two.contact, message: 'after the move' } });
+    expect(pidOf(await lease(two.id))).to.equal(survivor.child.pid);
+    const after = await apiS('POST', `/instances/${two.id}/chat/send/text`, { ...auth, body: { phone: two.contact, message: 'after the move' } });
     expect(after.status, after.text).to.equal(200);
     console.log(`      forwarding: the killed owner's session served by B ${Date.now() - killedAt} ms after SIGKILL (lease ttl ${TTL_MS} ms)`);
-    b.child.kill('SIGTERM');
-    expect(await b.exited).to.equal(0);
+    survivor.child.kill('SIGTERM');
+    expect(await survivor.exited).to.equal(0);
   });
 });

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
 import type { LeaseDoc } from '../../src/cluster/leases.js';
-import { newDeploymentKeys, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
+import { newDeploymentKeys, settled, useSharedBackends, type DeploymentKeys } from './shared-backends.js';
 import { apiFor, newAccount, newInstance, type Api, type TestAccount } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
@@ -28,6 +28,16 @@ interface Line {
  * instance at the time (the lease says which), as the real network reaches whichever node holds
  * the socket.
  */
+/** A phone's message as a client sends it: retried on the 503 (Retry-After) of a session changing nodes. */
+async function phoneMessage<R extends { status: number; headers: Headers }>(post: () => Promise<R>): Promise<R> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const res = await post();
+    if (res.status !== 503 || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 1000 * Math.min(2, Number(res.headers.get('retry-after') ?? 1) || 1)));
+  }
+}
+
 describe('two gateway nodes on shared backends, one killed (SIGKILL)', function () {
   this.timeout(240_000);
   const cluster = useSharedBackends(TTL_MS);
@@ -70,9 +80,12 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     }
     // One deployment: B reads the same read models and accepts the token A issued.
     await waitFor(async () => (await apiB('GET', `/instances/${lines[0]!.instanceId}`, { token: owner.jwt })).status === 200, 'the instance read on B');
-    // A started first: it writes the read models and owns every session it paired.
+    // A started first: it writes the read models. The sessions paired through A spread over both
+    // nodes as the placement says (issue 34): A keeps some, B takes the others.
     expect(pidOf(await holderOf('projections'))).to.equal(a.child.pid);
-    for (const line of lines) expect(pidOf(await holderOf(`session:${line.instanceId}`))).to.equal(a.child.pid);
+    const owners = await settled(cluster, 2);
+    const onA = lines.filter((l) => owners.get(l.instanceId) === a.child.pid).length;
+    expect(onA, 'sessions on each node').to.be.within(1, lines.length - 1);
     // Read-your-writes on B, which does not write the read models: its answer waits on the
     // checkpoints A stores, so the next read on B finds what it created.
     for (let i = 0; i < 5; i++) {
@@ -197,58 +210,67 @@ describe('two gateway nodes on shared backends, one killed (SIGKILL)', function 
     const own = await newPhone(apiA, owner);
     const contact = await newPhone(apiA, owner);
     await pairByQr(apiA, owner, instance.id, own.phone);
-    await waitFor(async () => pidOf(await holderOf(`session:${instance.id}`)) === a.child.pid && pidOf(await holderOf('projections')) === a.child.pid, 'A holds both');
+    // Frozen: the node the placement put the session on (issue 34), X; Y, the other, takes it over,
+    // and the read models too if X wrote them (with two nodes, Y writes them after the freeze).
+    const owners = await settled(cluster, 2);
+    const [x, y] = owners.get(instance.id) === a.child.pid ? [a, b] : [b, a];
+    const [apiX, apiY] = x === a ? [apiA, apiB] : [apiB, apiA];
+    const xWrote = pidOf(await holderOf('projections')) === x.child.pid;
 
     const frozenAt = Date.now();
-    a.child.kill('SIGSTOP');
+    x.child.kill('SIGSTOP');
     await waitFor(
       () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt),
-      'the session open on B',
+      'the session open on Y',
       10 * TTL_MS,
     );
-    expect(pidOf(await holderOf(`session:${instance.id}`))).to.equal(b.child.pid);
-    await waitFor(async () => pidOf(await holderOf('projections')) === b.child.pid, 'B writes the read models', 10 * TTL_MS);
+    expect(pidOf(await holderOf(`session:${instance.id}`))).to.equal(y.child.pid);
+    await waitFor(async () => pidOf(await holderOf('projections')) === y.child.pid, 'Y writes the read models', 10 * TTL_MS);
 
-    a.child.kill('SIGCONT');
-    await waitFor(() => a.logs.some((l) => l.includes('session let go')), 'A lets the session go', 2 * TTL_MS);
-    await waitFor(() => a.logs.some((l) => l.includes('"mode":"dry"')), 'A stops writing the read models', 2 * TTL_MS);
-    // A phone message through A's sandbox is forwarded to B, the session's owner (issue 34): A has
-    // no session left to receive it on, so it is stored once, by B.
-    const viaA = await apiA('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the woken node' } });
+    x.child.kill('SIGCONT');
+    await waitFor(() => x.logs.some((l) => l.includes('session let go')), 'X lets the session go', 2 * TTL_MS);
+    if (xWrote) await waitFor(() => x.logs.some((l) => l.includes('"mode":"dry"')), 'X stops writing the read models', 2 * TTL_MS);
+    // A phone message through X's sandbox is forwarded to the session's owner (issue 34): X has
+    // no session left to receive it on, so it is stored once, by the owner. X back, the placement
+    // may move the session back to it: a client retries the 503 of that short pause.
+    const viaA = await phoneMessage(() => apiX('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the woken node' } }));
     expect(viaA.status, viaA.text).to.equal(201);
-    // Through B, the owner, it is stored and delivered.
-    const viaB = await apiB('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the owner' } });
+    // Through Y, it is stored and delivered.
+    const viaB = await phoneMessage(() => apiY('POST', `/sandbox/phones/${contact.phone}/messages`, { token: owner.jwt, body: { to: own.phone, text: 'through the owner' } }));
     expect(viaB.status, viaB.text).to.equal(201);
-    for (const via of [viaA, viaB]) await waitFor(() => rx.received.some((r) => r.body.event?.Info?.ID === via.body.message_id), 'each message delivered', 20_000);
+    for (const via of [viaA, viaB]) await waitFor(() => rx.received.some((r) => r.body.event?.Info?.ID === via.body.message_id), 'each message delivered', 30_000);
     const stored = logged('MessageReceived').map((e) => e.data.message.id as string);
     expect(stored.filter((id) => id === viaB.body.message_id)).to.have.length(1);
     expect(stored.filter((id) => id === viaA.body.message_id)).to.have.length(1);
-    // One connection at a time: B's takeover is the only SessionConnected since the freeze.
-    expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt)).to.have.length(1);
+    // One connection at a time: Y's takeover, then at most its return to X once X joined again.
+    expect(logged('SessionConnected').filter((e) => e.streamId === `session-${instance.id}` && e.created >= frozenAt).length).to.be.within(1, 2);
+    // Settled again on both before the clean stop below (the session where the placement puts it).
+    const now = await settled(cluster, 2);
+    const [holder, spare] = now.get(instance.id) === x.child.pid ? [x, y] : [y, x];
 
     // A clean stop (a deploy) hands over at once: the next node need not wait for the lease to lapse.
     const c = await node(keys);
     const stoppedAt = Date.now();
-    b.child.kill('SIGTERM');
-    expect(await b.exited).to.equal(0);
-    // What "at once" rests on: B gave the lease back as it stopped. Without that, B's renewed
-    // lease would still be B's here, for most of a ttl. (Another node may have taken it already.)
-    expect(pidOf(await holderOf(`session:${instance.id}`)), 'the session lease released by the clean stop').to.not.equal(b.child.pid);
+    holder.child.kill('SIGTERM');
+    expect(await holder.exited).to.equal(0);
+    // What "at once" rests on: the holder gave the lease back as it stopped. Without that, its renewed
+    // lease would still be its own here, for most of a ttl. (Another node may have taken it already.)
+    expect(pidOf(await holderOf(`session:${instance.id}`)), 'the session lease released by the clean stop').to.not.equal(holder.child.pid);
     await waitFor(
       () => logged('SessionConnected').some((e) => e.streamId === `session-${instance.id}` && e.created >= stoppedAt),
       'the session open on a live node',
       4 * TTL_MS,
     );
     const handedOverMs = Date.now() - stoppedAt;
-    // A (awake again) and C are both live: either may take it.
-    expect([a.child.pid, c.child.pid]).to.include(pidOf(await holderOf(`session:${instance.id}`)));
+    // The spare and C are both live: either may take it.
+    expect([spare.child.pid, c.child.pid]).to.include(pidOf(await holderOf(`session:${instance.id}`)));
     console.log(`      clean stop: the session opened on the next node ${handedOverMs} ms after SIGTERM (lease ttl ${TTL_MS} ms)`);
 
     // A node that does not write the read models still learns of a rotated secret: the old
     // tokens die there too (its dry runner feeds the secret generations).
-    await waitFor(async () => [a.child.pid, c.child.pid].includes(pidOf(await holderOf('projections')) as number), 'a live node writes the read models', 10 * TTL_MS);
-    const writer = pidOf(await holderOf('projections')) === a.child.pid ? apiA : apiFor(c.url);
-    const follower = writer === apiA ? apiFor(c.url) : apiA;
+    await waitFor(async () => [spare.child.pid, c.child.pid].includes(pidOf(await holderOf('projections')) as number), 'a live node writes the read models', 10 * TTL_MS);
+    const writer = pidOf(await holderOf('projections')) === spare.child.pid ? apiFor(spare.url) : apiFor(c.url);
+    const follower = pidOf(await holderOf('projections')) === spare.child.pid ? apiFor(c.url) : apiFor(spare.url);
     expect((await follower('GET', '/account', { token: owner.jwt })).status).to.equal(200);
     const rotated = await writer('POST', '/account/client-secret/rotate', { token: owner.jwt });
     expect(rotated.status, rotated.text).to.equal(200);
