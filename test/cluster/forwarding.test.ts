@@ -52,57 +52,57 @@ describe('two gateway nodes: requests about a session are forwarded to its owner
     {
       const apiA = holderOne.api;
       const apiB = otherOne.api;
-    await waitFor(async () => (await apiB('GET', `/instances/${one.id}`, auth)).status === 200, 'the instance read on B');
+      await waitFor(async () => (await apiB('GET', `/instances/${one.id}`, auth)).status === 200, 'the instance read on B');
 
-    // Status through B: A's live socket answers (B has none, it would say not connected).
-    const status = await apiB('GET', `/instances/${one.id}/session/status`, auth);
-    expect(status.status, status.text).to.equal(200);
-    expect(status.body.data.connected).to.equal(true);
+      // Status through B: A's live socket answers (B has none, it would say not connected).
+      const status = await apiB('GET', `/instances/${one.id}/session/status`, auth);
+      expect(status.status, status.text).to.equal(200);
+      expect(status.body.data.connected).to.equal(true);
 
-    // A client's own hop header only keeps the request on B, as a single node would answer it.
-    const hopped = await apiB('GET', `/instances/${one.id}/session/status`, { ...auth, headers: { 'x-gateway-forwarded-by': 'me' } });
-    expect(hopped.status, hopped.text).to.equal(200);
-    expect(hopped.body.data.connected).to.equal(false);
-    // And it never passes a bad token: B refuses it before anything is forwarded.
-    expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token', headers: { 'x-gateway-forwarded-by': 'me' } }), 401, 'unauthorized');
-    expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token' }), 401, 'unauthorized');
+      // A client's own hop header only keeps the request on B, as a single node would answer it.
+      const hopped = await apiB('GET', `/instances/${one.id}/session/status`, { ...auth, headers: { 'x-gateway-forwarded-by': 'me' } });
+      expect(hopped.status, hopped.text).to.equal(200);
+      expect(hopped.body.data.connected).to.equal(false);
+      // And it never passes a bad token: B refuses it before anything is forwarded.
+      expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token', headers: { 'x-gateway-forwarded-by': 'me' } }), 401, 'unauthorized');
+      expectError(await apiB('GET', `/instances/${one.id}/session/status`, { token: 'not-a-token' }), 401, 'unauthorized');
 
-    // A text sent through B leaves A's socket and reaches the contact's phone once.
-    const sent = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'through B' } });
-    expect(sent.status, sent.text).to.equal(200);
-    const inbox = async () => ((await apiA('GET', `/sandbox/phones/${one.contact}/inbox`, auth)).body.messages as any[]).map((m) => m.text as string);
-    await waitFor(async () => (await inbox()).includes('through B'), 'the contact received the text');
+      // A text sent through B leaves A's socket and reaches the contact's phone once.
+      const sent = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'through B' } });
+      expect(sent.status, sent.text).to.equal(200);
+      const inbox = async () => ((await apiA('GET', `/sandbox/phones/${one.contact}/inbox`, auth)).body.messages as any[]).map((m) => m.text as string);
+      await waitFor(async () => (await inbox()).includes('through B'), 'the contact received the text');
 
-    // One Idempotency-Key through A then B: the same answer, one message.
-    const key = randomUUID();
-    const viaA = await apiA('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
-    const viaB = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
-    expect(viaA.status, viaA.text).to.equal(200);
-    expect(viaB.status, viaB.text).to.equal(200);
-    expect(viaB.body).to.deep.equal(viaA.body);
-    await waitFor(async () => (await inbox()).includes('once'), 'the idempotent text received');
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await inbox()).filter((t) => t === 'through B')).to.have.length(1);
-    expect((await inbox()).filter((t) => t === 'once')).to.have.length(1);
+      // One Idempotency-Key through A then B: the same answer, one message.
+      const key = randomUUID();
+      const viaA = await apiA('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
+      const viaB = await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, headers: { 'idempotency-key': key }, body: { phone: one.contact, message: 'once' } });
+      expect(viaA.status, viaA.text).to.equal(200);
+      expect(viaB.status, viaB.text).to.equal(200);
+      expect(viaB.body).to.deep.equal(viaA.body);
+      await waitFor(async () => (await inbox()).includes('once'), 'the idempotent text received');
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await inbox()).filter((t) => t === 'through B')).to.have.length(1);
+      expect((await inbox()).filter((t) => t === 'once')).to.have.length(1);
 
-    // QR of an instance not paired: B starts the pairing and takes its lease; A's request goes to B.
-    const fresh = await newInstance(apiA, owner);
-    await waitFor(async () => (await apiB('GET', `/instances/${fresh.id}`, auth)).status === 200, 'the new instance read on B');
-    const qrB = await apiB('GET', `/instances/${fresh.id}/session/qr`, auth);
-    expect(qrB.status, qrB.text).to.equal(200);
-    expect(pidOf(await lease(fresh.id))).to.equal(otherOne.gw.child.pid);
-    const qrA = await apiA('GET', `/instances/${fresh.id}/session/qr`, auth);
-    expect(qrA.status, qrA.text).to.equal(200);
-    expect(qrA.body.data.qr).to.be.a('string').and.not.equal('');
-    expect(pidOf(await lease(fresh.id)), 'A did not open a second pairing').to.equal(otherOne.gw.child.pid);
+      // QR of an instance not paired: B starts the pairing and takes its lease; A's request goes to B.
+      const fresh = await newInstance(apiA, owner);
+      await waitFor(async () => (await apiB('GET', `/instances/${fresh.id}`, auth)).status === 200, 'the new instance read on B');
+      const qrB = await apiB('GET', `/instances/${fresh.id}/session/qr`, auth);
+      expect(qrB.status, qrB.text).to.equal(200);
+      expect(pidOf(await lease(fresh.id))).to.equal(otherOne.gw.child.pid);
+      const qrA = await apiA('GET', `/instances/${fresh.id}/session/qr`, auth);
+      expect(qrA.status, qrA.text).to.equal(200);
+      expect(qrA.body.data.qr).to.be.a('string').and.not.equal('');
+      expect(pidOf(await lease(fresh.id)), 'A did not open a second pairing').to.equal(otherOne.gw.child.pid);
 
-    // Logout through B: A's session ends, the instance is no longer paired.
-    const out = await apiB('POST', `/instances/${one.id}/session/logout`, auth);
-    expect(out.status, out.text).to.equal(200);
-    await waitFor(() => cluster.esdb.log.all.some((e) => e.streamId === `session-${one.id}` && e.type === 'SessionLoggedOut'), 'the logout recorded');
-    const gone = await apiA('GET', `/instances/${one.id}/session/status`, auth);
-    expect(gone.body.data.connected).to.equal(false);
-    expectError(await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'after logout' } }), 409, 'not_connected');
+      // Logout through B: A's session ends, the instance is no longer paired.
+      const out = await apiB('POST', `/instances/${one.id}/session/logout`, auth);
+      expect(out.status, out.text).to.equal(200);
+      await waitFor(() => cluster.esdb.log.all.some((e) => e.streamId === `session-${one.id}` && e.type === 'SessionLoggedOut'), 'the logout recorded');
+      const gone = await apiA('GET', `/instances/${one.id}/session/status`, auth);
+      expect(gone.body.data.connected).to.equal(false);
+      expectError(await apiB('POST', `/instances/${one.id}/chat/send/text`, { ...auth, body: { phone: one.contact, message: 'after logout' } }), 409, 'not_connected');
     }
 
     // `two`, alone paired now, settles where the placement puts it: its owner is killed, the other serves it.
