@@ -43,6 +43,7 @@ import { mediaRoutes } from './api/routes/media.js';
 import { ChatActionCommands } from './commands/chat-actions.js';
 import { GroupInvites } from './commands/group-invites.js';
 import { MediaDownloader } from './media/media-downloader.js';
+import { visionImages } from './bots/vision-image.js';
 import { MediaSource } from './media/media-source.js';
 import type { EventStore } from './infra/eventstore/port.js';
 import type { DocumentStore } from './infra/docstore/port.js';
@@ -455,6 +456,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     clients: { typebot: new TypebotClient(botHttp), openai: new OpenAiClient(botHttp) },
     openApiKey: (instanceId, botId, sealed) => botCommands.openApiKey(instanceId, botId, sealed),
     content: answerContent(manager, mediaPreparer, logger.child({ module: 'bots' })),
+    image: visionImages(mediaDownloader, logger.child({ module: 'bots' })),
     ids,
     clock,
     logger: logger.child({ module: 'bots' }),

@@ -1,4 +1,5 @@
 import type { BotAnswer, BotSettings } from '../domain/bots/events.js';
+import type { VisionImage } from './vision-image.js';
 
 /** What a bot's server is asked: the contact's message, in its conversation. */
 export interface BotTurnInput {
@@ -9,6 +10,8 @@ export interface BotTurnInput {
   bot_session: string | null;
   choices: string[];
   text: string;
+  /** The contact's image, for a model with vision (the text is then its caption, or the placeholder). */
+  image?: VisionImage;
   /** The conversation so far, oldest first (OpenAI-compatible: the context). */
   history: { role: 'user' | 'assistant'; content: string }[];
   contact: { jid: string; name: string; phone: string };

@@ -3,10 +3,24 @@ import type { Document, DocumentStore } from '../infra/docstore/port.js';
 
 export const BOT_JOBS = 'bot_jobs';
 
+/** What a bot reads for an image without a caption (and for any image when it has no vision). */
+export const IMAGE_PLACEHOLDER = '[image]';
+
+/** A contact's image as its message references it: what the media downloader needs to fetch and verify it. */
+export interface ImageRef {
+  url: string;
+  direct_path?: string;
+  media_key: string;
+  file_enc_sha256?: string;
+  file_sha256: string;
+  file_length: number;
+  mimetype: string;
+}
+
 /** One thing a bot must do, recorded by the outbox with its checkpoint. */
 export type BotWork =
   /** A contact's message the bot may answer. */
-  | { kind: 'message'; message_id: string; text: string; push_name: string; at_ms: number }
+  | { kind: 'message'; message_id: string; text: string; push_name: string; at_ms: number; image?: ImageRef }
   /** A person answered in the chat (phone, helpdesk, API): the conversation pauses. */
   | { kind: 'human'; message_id: string; at_ms: number };
 

@@ -7,7 +7,7 @@ import type { Logger } from '../infra/logging/logger.js';
 import { readAudit } from '../projections/history/audit-metadata.js';
 import type { Projection } from '../projections/projection.js';
 import { occurredAt } from '../projections/projection.js';
-import { BOT_JOBS, ensureBotJobIndexes, type BotJobDoc, type BotWork } from './jobs.js';
+import { BOT_JOBS, ensureBotJobIndexes, IMAGE_PLACEHOLDER, type BotJobDoc, type BotWork, type ImageRef } from './jobs.js';
 
 const OUTBOX_BOTS = 'bot_outbox_bots';
 
@@ -70,7 +70,8 @@ export class BotOutbox implements Projection {
         const instanceId = idOfStream(event.streamId);
         const bots = this.botsFor(instanceId, m.chat, (s) => s.enabled);
         if (bots.length === 0 || this.flooded(instanceId, m.chat, Date.parse(occurredAt(event)))) return [];
-        const work: BotWork = { kind: 'message', message_id: m.id, text: textOf(m), push_name: m.push_name ?? '', at_ms: Date.parse(occurredAt(event)) };
+        const image = imageOf(m);
+        const work: BotWork = { kind: 'message', message_id: m.id, text: textOf(m), push_name: m.push_name ?? '', at_ms: Date.parse(occurredAt(event)), ...(image ? { image } : {}) };
         return bots.flatMap((bot) => this.job(event, instanceId, bot.bot_id, m.chat, work));
       }
       case 'MessageSent': {
@@ -120,7 +121,22 @@ export class BotOutbox implements Projection {
 function textOf(m: NetworkMessage): string {
   const text = m.text ?? m.media?.caption;
   if (text !== undefined && text !== '') return text.slice(0, 4096);
-  if (m.type === 'media') return `[${m.media?.kind ?? 'media'}]`;
+  if (m.type === 'media') return m.media?.kind === 'image' ? IMAGE_PLACEHOLDER : `[${m.media?.kind ?? 'media'}]`;
   if (m.type === 'location') return `[location ${m.location?.latitude ?? ''},${m.location?.longitude ?? ''}]`;
   return `[${m.type}]`;
+}
+
+/** An image's reference, kept with the job: a bot with vision fetches it when it answers. */
+function imageOf(m: NetworkMessage): ImageRef | null {
+  const media = m.media;
+  if (m.type !== 'media' || media?.kind !== 'image') return null;
+  return {
+    url: media.url,
+    media_key: media.media_key,
+    file_sha256: media.file_sha256,
+    file_length: media.file_length,
+    mimetype: media.mimetype,
+    ...(media.direct_path === undefined ? {} : { direct_path: media.direct_path }),
+    ...(media.file_enc_sha256 === undefined ? {} : { file_enc_sha256: media.file_enc_sha256 }),
+  };
 }

@@ -21,6 +21,7 @@ import { BotServerError } from './bot-http.js';
 import { BOT_JOBS, type BotJobDoc } from './jobs.js';
 import { botActorId } from './outbox.js';
 import { triggers } from './triggers.js';
+import type { VisionImageFetcher } from './vision-image.js';
 
 export interface BotRunnerOptions {
   docs: DocumentStore;
@@ -34,6 +35,8 @@ export interface BotRunnerOptions {
   openApiKey: (instanceId: string, botId: string, sealed: string) => string;
   /** An answer as it goes out (media uploaded first; a link when that fails). */
   content: (instanceId: string, answer: BotAnswer, delayMs: number) => Promise<OutgoingContent>;
+  /** A contact's image for a model with vision; `null` when it cannot be used (the model reads "[image]"). */
+  image?: VisionImageFetcher;
   ids: IdGenerator;
   clock: Clock;
   logger: Logger;
@@ -177,7 +180,11 @@ export class BotRunner {
     if (job.work.kind !== 'message') throw new Error('not a message');
     const client = bot.settings.kind === 'typebot' ? this.o.clients.typebot : this.o.clients.openai;
     const phone = /^(\d+)@s\.whatsapp\.net$/.exec(job.jid)?.[1] ?? '';
+    // Only a model with vision is sent the picture; the others read the placeholder.
+    const ref = bot.settings.kind === 'openai' && bot.settings.vision === true ? job.work.image : undefined;
+    const image = ref && this.o.image ? await this.o.image(job.instance_id, ref) : null;
     const turn = await client.turn({
+      ...(image ? { image } : {}),
       settings: bot.settings,
       apiKey: bot.api_key_sealed ? this.o.openApiKey(job.instance_id, job.bot_id, bot.api_key_sealed) : null,
       fresh: fresh || idle(state, incoming.at_ms, incoming.expire_ms),

@@ -1,6 +1,8 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are read field by field */
 import { expect } from 'chai';
+import sharp from 'sharp';
 import type { Clock } from '../../src/infra/clock.js';
+import { VISION_MAX_BYTES } from '../../src/bots/vision-image.js';
 import { newAccount, newInstance, startTestGateway, type TestAccount, type TestGateway } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { OpenAiTestServer } from '../servers/bots/openai-test-server.js';
@@ -55,6 +57,11 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     const r = await t.api('POST', `/sandbox/phones/${w.customer.phone}/messages`, { token: w.owner.jwt, body: { to: w.me.phone, text } });
     if (r.status !== 201) throw new Error(`send failed: ${r.status} ${r.text}`);
     return r.body.message_id as string;
+  };
+  const sendImage = async (w: World, bytes: Buffer, caption?: string, mimetype = 'image/png') => {
+    const media = { kind: 'image', mimetype, data_base64: bytes.toString('base64'), ...(caption ? { caption } : {}) };
+    const r = await t.api('POST', `/sandbox/phones/${w.customer.phone}/messages`, { token: w.owner.jwt, body: { to: w.me.phone, media } });
+    if (r.status !== 201) throw new Error(`send failed: ${r.status} ${r.text}`);
   };
   const inbox = async (w: World) => ((await t.api('GET', `/sandbox/phones/${w.customer.phone}/inbox`, { token: w.owner.jwt })).body.messages as any[]).filter((m) => !m.from_me);
   const texts = async (w: World) => (await inbox(w)).map((m) => m.text ?? `[${m.media?.kind ?? m.type}]`);
@@ -158,6 +165,41 @@ describe('bots over HTTP (sandbox, Typebot and OpenAI test servers)', function (
     expect(jobs).to.be.at.most(40);
     const sent = await t.api('POST', `/instances/${w.id}/chat/send/text`, { token: w.owner.jwt, body: { phone: w.customer.phone, message: 'still here' } });
     expect(sent.status, sent.text).to.be.oneOf([200, 201]);
+  });
+
+  it('shows a contact\'s image to a model with vision (a data URL part beside the caption); without vision, or past the bounds, the model reads "[image]"', async () => {
+    const w = await world();
+    await saveBot(w, 'eye', assistant({ vision: true }));
+    const png = await sharp({ create: { width: 24, height: 12, channels: 3, background: '#0a7' } }).png().toBuffer();
+    const seen = `[image image/png 24x12, ${png.length} bytes]`;
+    await sendImage(w, png, 'what is this?');
+    await waitFor(async () => (await texts(w)).length === 1, 'the answer to the image', 60_000);
+    expect((await texts(w))[0]).to.equal(`You said: what is this? ${seen} (1 messages of context)`);
+    // No caption: the image alone; a declared PNG that is no image: the placeholder.
+    await sendImage(w, png);
+    await waitFor(async () => (await texts(w)).length === 2, 'the answer to the bare image', 60_000);
+    expect((await texts(w))[1]).to.equal(`You said: ${seen} (3 messages of context)`);
+    await sendImage(w, Buffer.from('this is not a picture at all'), undefined, 'image/png');
+    await waitFor(async () => (await texts(w)).length === 3, 'the answer to the false image', 60_000);
+    expect((await texts(w))[2]).to.equal('You said: [image] (5 messages of context)');
+    // A real PNG over the bound (noise does not compress) is not sent to the model.
+    const side = Math.ceil(Math.sqrt(VISION_MAX_BYTES / 3)) + 16;
+    const noise = Buffer.alloc(side * side * 3);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24;
+    const big = await sharp(noise, { raw: { width: side, height: side, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    expect(big.length).to.be.above(VISION_MAX_BYTES);
+    await sendImage(w, big, 'big one');
+    await waitFor(async () => (await texts(w)).length === 4, 'the answer to the big image', 60_000);
+    expect((await texts(w))[3]).to.equal('You said: big one (7 messages of context)');
+    // Vision off: the placeholder, as a plain string.
+    await saveBot(w, 'eye', assistant({ vision: false }));
+    await sendImage(w, png);
+    await waitFor(async () => (await texts(w)).length === 5, 'the answer without vision', 60_000);
+    expect((await texts(w))[4]).to.equal('You said: [image] (9 messages of context)');
+    expect(openai.requests.at(-1)?.messages.at(-1)).to.deep.equal({ role: 'user', content: '[image]' });
+    // The history keeps the text the model read, never the picture.
+    const contents = JSON.stringify(openai.requests.at(-1)?.messages);
+    expect(contents).not.to.include('base64');
   });
 
   it('ends a conversation idle past expire_minutes; the next message starts a new one', async () => {

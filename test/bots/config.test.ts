@@ -14,6 +14,10 @@ describe('bots: configuration over HTTP', function () {
     expect(saved.status, saved.text).to.equal(200);
     expect(saved.body.data).to.include({ bot_id: 'helper', kind: 'openai', enabled: true, model: 'tiny', api_key_masked: 'sk-t…cdef', stop_keyword: 'stop', scope: 'contacts', expire_minutes: 60, pause_on_human: true });
     expect(saved.text).not.to.include('0123456789abcdef');
+    expect(saved.body.data.vision, 'vision is off unless asked').to.equal(false);
+    const seeing = await t.api('POST', `/instances/${id}/bots/seeing`, { token: owner.jwt, body: { ...openai, vision: true } });
+    expect(seeing.body.data.vision).to.equal(true);
+    expect((await t.api('DELETE', `/instances/${id}/bots/seeing`, { token: owner.jwt })).status).to.equal(200);
     // A save without the key keeps it.
     const again = await t.api('POST', `/instances/${id}/bots/helper`, { token: owner.jwt, body: { ...openai, api_key: undefined, delay_ms: 0 } });
     expect(again.body.data).to.include({ api_key_masked: 'sk-t…cdef', delay_ms: 0 });
@@ -40,6 +44,8 @@ describe('bots: configuration over HTTP', function () {
       [{ ...openai, model: undefined }, 'model'],
       [{ kind: 'typebot', url: 'http://127.0.0.1:9' }, 'typebot'],
       [{ kind: 'typebot', url: 'http://127.0.0.1:9', typebot: 'f', model: 'm' }, 'model'],
+      [{ kind: 'typebot', url: 'http://127.0.0.1:9', typebot: 'f', vision: true }, 'vision'],
+      [{ ...openai, vision: 'yes' }, 'vision'],
       [{ ...openai, delay_ms: -1 }, 'delay_ms'],
       [{ ...openai, surprise: 1 }, 'surprise'],
     ];

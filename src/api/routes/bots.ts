@@ -54,12 +54,12 @@ export function botSettings(body: Static<typeof SaveBotBody>, allowPrivate: bool
   };
   if (body.kind === 'typebot') {
     if (body.typebot === undefined) throw invalidInput('typebot', "a Typebot bot names its flow's public id");
-    for (const field of ['model', 'api_key'] as const) if (body[field] !== undefined) throw invalidInput(field, 'only for kind openai');
+    for (const field of ['model', 'api_key', 'vision'] as const) if (body[field] !== undefined) throw invalidInput(field, 'only for kind openai');
     return { ...common, typebot: body.typebot };
   }
   if (body.model === undefined) throw invalidInput('model', 'an OpenAI-compatible bot names its model');
   if (body.typebot !== undefined) throw invalidInput('typebot', 'only for kind typebot');
-  return { ...common, model: body.model, system_prompt: body.system_prompt ?? '', max_history: body.max_history ?? 10 };
+  return { ...common, model: body.model, system_prompt: body.system_prompt ?? '', max_history: body.max_history ?? 10, vision: body.vision ?? false };
 }
 
 export function botRoutes({ commands, queries, allowPrivate }: BotRouteDeps) {

@@ -37,6 +37,12 @@ export const SaveBotBody = Type.Object(
     api_key: Type.Optional(Type.String({ maxLength: 1024, description: "OpenAI-compatible: the key (stored sealed, answered masked); omitted keeps the current one, '' removes it" })),
     system_prompt: Type.Optional(Type.String({ maxLength: 16_000, default: '' })),
     max_history: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 10, description: "the conversation's last messages given as context" })),
+    vision: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "OpenAI-compatible: a contact's image (JPEG, PNG, WebP or GIF, at most 5 MB) goes to the model as an image_url part beside its caption; off, or when the image cannot be used, the model reads \"[image]\"",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -58,6 +64,7 @@ export const Bot = Type.Object({
   api_key_masked: Nullable(Type.String()),
   system_prompt: Type.Optional(Type.String()),
   max_history: Type.Optional(Type.Integer()),
+  vision: Type.Optional(Type.Boolean()),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

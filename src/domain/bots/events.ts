@@ -32,6 +32,8 @@ export const BotSettings = Type.Object({
   model: Type.Optional(Type.String()),
   system_prompt: Type.Optional(Type.String()),
   max_history: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** OpenAI-compatible: a contact's image goes to the model as an image part (absent in older events: off). */
+  vision: Type.Optional(Type.Boolean()),
 });
 export type BotSettings = Static<typeof BotSettings>;
 

@@ -44,6 +44,12 @@ describe('bot test servers (test tools)', () => {
     const ok = await post(`${openai.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'hi' }] }, auth);
     expect(ok.body.choices[0].message.content).to.equal('You said: hi (2 messages of context)');
     expect((await post(`${openai.url}/v1/chat/completions`, { model: 'm', messages: [] }, { authorization: 'Bearer wrong' })).status).to.equal(401);
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const seen = await post(`${openai.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }] }, auth);
+    expect(seen.body.choices[0].message.content).to.equal(`You said: look [image image/png 1x1, ${Buffer.from(png, 'base64').length} bytes] (1 messages of context)`);
+    for (const bad of [[{ type: 'image_url', image_url: 'data:image/png;base64,AAAA' }], [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,' + png } }], [{ type: 'text' }], []]) {
+      expect((await post(`${openai.url}/v1/chat/completions`, { model: 'm', messages: [{ role: 'user', content: bad }] }, auth)).status, JSON.stringify(bad)).to.equal(400);
+    }
     openai.mood = 'down';
     expect((await post(`${openai.url}/v1/chat/completions`, { model: 'm', messages: [] }, auth)).status).to.equal(503);
     openai.mood = 'garbage';
