@@ -59,6 +59,7 @@ const SAMPLES: [string, Record<string, unknown>][] = [
   ],
   ['GroupParticipantsAdded', { group: '120363@g.us', participants: [{ jid: 'p1@s.whatsapp.net', is_admin: false, is_super_admin: false }], by: base.sender }],
   ['GroupParticipantsRemoved', { group: '120363@g.us', participants: [{ jid: 'p1@s.whatsapp.net', is_admin: false, is_super_admin: false }] }],
+  ['SendAbandoned', { message_id: 'Q1', reason: 'the network refused it: phone: 1@lid is not on WhatsApp', to: '1@lid', code: 400, timestamp_s: 1_700_000_002 }],
 ];
 
 function body(storedType: string, data: Record<string, unknown>): any {

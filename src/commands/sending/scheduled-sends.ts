@@ -1,5 +1,4 @@
 import type { CommandContext } from '../../domain/audit.js';
-import { DomainError } from '../../domain/errors.js';
 import { typedAs } from '../../domain/recorded.js';
 import { sessionStream } from '../../domain/session/events.js';
 import type { Clock } from '../../infra/clock.js';
@@ -15,6 +14,7 @@ import type { SessionRecorder } from '../../sessions/session-recorder.js';
 import type { SendPacer } from '../send-pacing/pacer.js';
 import type { SendGate } from './send-gate.js';
 import { sendNow } from './send-now.js';
+import { sendFailure } from '../send-pacing/send-failure.js';
 
 export interface ScheduledSendsOptions {
   docs: DocumentStore;
@@ -34,6 +34,8 @@ export interface ScheduledSendsOptions {
 }
 
 const NOT_CONNECTED_RETRY_MS = 5_000;
+const RETRY_BASE_MS = 1000;
+const RETRY_MAX_MS = 5 * 60_000;
 const HORIZON_MS = 86_400_000;
 
 const contextOf = (send: ScheduledSendDoc): CommandContext => ({
@@ -125,15 +127,19 @@ export class ScheduledSends {
       }
       await this.col.updateOne(mine, { $set: { state: 'sent', attempts: send.attempts + 1, ...claim.ended } }, { durable: true });
     } catch (err) {
+      // The send queue's rule (send-failure.ts): final at once, else retried until the horizon.
       const now = this.o.clock.now().getTime();
-      const down = err instanceof DomainError && err.type === 'not_connected';
-      if (down && now - send.due_ms < (this.o.horizonMs ?? HORIZON_MS)) {
-        await this.col.updateOne(mine, { $set: { attempts: send.attempts + 1, due_ms: now + NOT_CONNECTED_RETRY_MS, ...claim.ended } });
+      const failure = sendFailure(err);
+      const down = failure.code === 409 && !failure.final;
+      if (!failure.final && now - send.due_ms < (this.o.horizonMs ?? HORIZON_MS)) {
+        const waitMs = down ? NOT_CONNECTED_RETRY_MS : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** send.attempts);
+        await this.col.updateOne(mine, { $set: { attempts: send.attempts + 1, due_ms: now + waitMs, ...claim.ended } });
         return;
       }
-      const reason = down ? 'the session stayed down past the horizon' : `the network refused it: ${(err as Error).message}`;
+      const reason = failure.final ? `the network refused it: ${failure.reason}` : down ? 'the session stayed down past the horizon' : `it kept failing past the horizon: ${failure.reason}`;
       this.o.logger.warn({ err, messageId: send._id, instanceId: send.instance_id }, 'a scheduled send was given up');
-      await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'SendAbandoned', data: { message_id: send._id, reason } }], contextOf(send));
+      const abandoned = { message_id: send._id, reason, to: send.send.to, code: failure.code, timestamp_s: Math.floor(now / 1000) };
+      await this.o.recorder.record(send.instance_id, send.account_id, [{ type: 'SendAbandoned', data: abandoned }], contextOf(send));
       await this.col.updateOne(mine, { $set: { state: 'abandoned', attempts: send.attempts + 1, ...claim.ended } }, { durable: true });
     } finally {
       this.o.gate.leave(send._id);

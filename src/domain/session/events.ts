@@ -327,8 +327,13 @@ export const SessionEventSchemas = {
   CallRejected: Type.Object({ call_id: Str, from: Str }),
   /** A send that waits for its turn (send pacing); it goes out under `message_id`, in order. */
   SendQueued: Type.Object({ message_id: Str, to: Str, content: OutgoingContent }),
-  /** A queued send given up (the session stayed down past the horizon, or the network refused it). */
-  SendAbandoned: Type.Object({ message_id: Str, reason: Str }),
+  /**
+   * A queued or scheduled send given up: the network refused it for good (not on WhatsApp, an
+   * unknown address), or it kept failing or the session stayed down past the horizon. `to`, `code`
+   * (the network's error code, else the HTTP status of the same error) and `timestamp_s` are on
+   * every one recorded since they became the ReadReceipt Failed webhook; older ones lack them.
+   */
+  SendAbandoned: Type.Object({ message_id: Str, reason: Str, to: OptStr, code: Type.Optional(Type.Integer()), timestamp_s: Type.Optional(Type.Integer()) }),
   /** A send asked for at a later time (`send_at`, ISO); it goes out under `message_id` then, once. */
   SendScheduled: Type.Object({ message_id: Str, to: Str, content: OutgoingContent, send_at: Str }),
   /** A scheduled or queued send called off before it went out. */

@@ -70,7 +70,7 @@ export const messagesProjection: Projection = {
       case 'SendCanceled':
         return [one(event.data.message_id, { $max: { status_rank: STATUS_RANK.canceled } })];
       case 'SendAbandoned':
-        return [one(event.data.message_id, { $max: { status_rank: STATUS_RANK.failed }, $set: { error: { reason: event.data.reason } } })];
+        return [one(event.data.message_id, { $max: { status_rank: STATUS_RANK.failed }, $set: { error: { ...(event.data.code !== undefined ? { code: event.data.code } : {}), reason: event.data.reason } } })];
       case 'ReceiptReceived': {
         const d = event.data;
         if (d.state === 'Failed') {

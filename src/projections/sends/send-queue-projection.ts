@@ -4,6 +4,7 @@ import type { Projection } from '../projection.js';
 import type { Actor } from '../../domain/actor.js';
 import { readAudit } from '../history/audit-metadata.js';
 import { idOfStream } from '../../domain/streams.js';
+import { laneOnQueued, SEND_LANES } from './send-lanes.js';
 
 export const SEND_QUEUE = 'send_queue';
 
@@ -22,11 +23,14 @@ export type QueuedSendDoc = Document & {
   actor: Actor;
   queued_event_id: string;
   send: SessionEventData<'SendQueued'>;
+  /** Why the last attempt failed, while it waits to be tried again. */
+  last_error?: string;
 };
 
 /**
  * Queued sends, from the log: one document per SendQueued, written only if absent, so a replay
- * never brings back a send that went out. The queue worker sends them in order and marks them.
+ * never brings back a send that went out, and its chat's lane (send-lanes.ts). The queue worker
+ * sends each chat's in order and marks them.
  */
 export function sendQueueProjection(onCommitted: () => void): Projection {
   return {
@@ -34,6 +38,9 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
     eventTypes: new Set(['SendQueued']),
     async setup(docs: DocumentStore) {
       await docs.collection(SEND_QUEUE).createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+      // A lane's next send: its chat's first pending one.
+      await docs.collection(SEND_QUEUE).createIndex({ name: 'pending_by_chat', keys: { state: 1, instance_id: 1, 'send.to': 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+      await docs.collection(SEND_LANES).createIndex({ name: 'by_head', keys: { head_pos: 1 } });
     },
     apply(event) {
       if (event.type !== 'SendQueued') return [];
@@ -52,7 +59,11 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
         queued_event_id: event.id,
         send,
       };
-      return [{ collection: SEND_QUEUE, op: 'updateOne', filter: { _id: send.message_id }, update: { $setOnInsert: fields }, upsert: true }];
+      return [
+        { collection: SEND_QUEUE, op: 'updateOne', filter: { _id: send.message_id }, update: { $setOnInsert: fields }, upsert: true },
+        // A replay makes a lane whose head went out already: the worker moves such a head on.
+        laneOnQueued(idOfStream(event.streamId), send.to, send.message_id, Number(event.position)),
+      ];
     },
     committed: () => onCommitted(),
   };

@@ -54,6 +54,7 @@ export class InstanceSending {
       const sent = await this.messaging.sentBy(me, messageId);
       if (sent) return { message: networkMessage(sent, me._id) };
     }
+    await this.timeOutIfAsked(route);
     const message = await this.messaging.send(me, route, this.contentOf(content), 'instance', messageId);
     this.refuseForRestricted(conn, me, message);
     return { message: networkMessage(message, me._id) };
@@ -150,6 +151,17 @@ export class InstanceSending {
       case 'forward':
         return { ...forwardedContent(content.message), forwarded: true };
     }
+  }
+
+  /**
+   * A phone created with `send_timeouts` lets that many sends to it time out, one each, as
+   * Baileys reports a query the network never answered (a Boom 408): nothing is delivered.
+   */
+  private async timeOutIfAsked(route: { recipients: string[]; group?: string }): Promise<void> {
+    const [phone] = route.recipients;
+    if (route.group !== undefined || phone === undefined) return;
+    const took = await this.state.phones.updateOne({ _id: phone, send_timeouts: { $gt: 0 } }, { $inc: { send_timeouts: -1 } });
+    if (took.modifiedCount > 0) throw Object.assign(new Error('Timed Out'), { output: { statusCode: 408 } });
   }
 
   /** A restricted recipient's network refuses the message after taking it: the sender hears so next. */

@@ -42,6 +42,7 @@ export class Phones {
     };
     if (input.about !== undefined) doc.about = input.about;
     if (input.restricted === true) doc.restricted = true;
+    if (input.send_timeouts) doc.send_timeouts = input.send_timeouts;
     if (input.business !== undefined) doc.business = input.business;
     try {
       await this.state.phones.insertOne(doc, DURABLE);

@@ -43,6 +43,13 @@ export const CreatePhoneBody = Type.Object(
     restricted: Type.Optional(
       Type.Boolean({ description: "the network accepts instances' sends to this phone, then refuses them: the sender sees ReadReceipt Failed with Error.code 463" }),
     ),
+    send_timeouts: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100_000,
+        description: "the next this many of instances' sends to this phone time out (the network never answers; nothing is delivered), as on a flaky network: a failure a retry gets past",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -56,6 +56,8 @@ export interface PhoneDoc extends Document {
   chat_labels?: { chat: string; label_id: string }[];
   /** The network takes instances' sends to this phone, then refuses them (error 463). */
   restricted?: boolean;
+  /** This many more of instances' sends to this phone time out (the network never answers them). */
+  send_timeouts?: number;
 }
 
 export type StoredMedia = SessionEventData<'MessageReceived'>['message']['media'] & object;

@@ -33,6 +33,15 @@ const RENDERERS: Renderers = {
       state: d.state,
     }),
   },
+  // A queued or scheduled send given up is, to a client, a send the network refused (CONTRACT,
+  // "Sending every kind of message"): the same ReadReceipt Failed with Error {code, reason}.
+  SendAbandoned: {
+    type: 'ReadReceipt',
+    render: (d) => ({
+      event: { MessageIDs: [d.message_id], Chat: d.to ?? '', Sender: d.to ?? '', Timestamp: iso(d.timestamp_s ?? 0), Error: { code: d.code ?? 0, reason: d.reason } },
+      state: 'Failed',
+    }),
+  },
   SessionConnected: {
     type: 'Connected',
     render: (d) => ({
