@@ -4,6 +4,7 @@ import { benchDocumentStore } from './document-store.js';
 import { benchEventStore } from './event-store.js';
 import { benchExport } from './export.js';
 import { benchHttp } from './http.js';
+import { benchIngest } from './ingest.js';
 import { benchMedia } from './media.js';
 import { benchMessages } from './messages.js';
 import { benchRebuild } from './rebuild.js';
@@ -24,6 +25,7 @@ const suites: [string, () => Promise<void>][] = [
   ['media', benchMedia],
   ['webhooks', benchWebhooks],
   ['webhooks latency', benchWebhookLatency],
+  ['ingest', benchIngest],
   ['rebuild', benchRebuild],
   ['realtime', benchRealtime],
   ['sending', benchSending],
