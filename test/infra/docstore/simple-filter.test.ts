@@ -12,10 +12,10 @@ function generator(seed: number) {
 
 const VALUES: unknown[] = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false, null, [1, 2], ['a'], { k: 1 }, new Date(1000), NaN];
 const OPERANDS = [0, 1, 2, -1, 1.5, 'a', 'b', '', true, false];
-const OPS = ['$eq', '$ne', '$lt', '$lte', '$gt', '$gte'] as const;
+const OPS = ['$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$exists'] as const;
 
 /** Filters the simple reading does not take, to start some random cases from. */
-const ODD_FILTERS: Filter[] = [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: new Date(0) }];
+const ODD_FILTERS: Filter[] = [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $nin: [1] } }, { a: { $exists: 1 } }, { a: [1] }, { a: null }, { a: new Date(0) }];
 
 /** A filter of equalities, $in and comparisons on a and b (a tenth from `odd`, when given), and a document. */
 function randomCase(seed: number, odd: readonly Filter[] = []): { filter: Filter; doc: Record<string, unknown> } {
@@ -29,6 +29,11 @@ function randomCase(seed: number, odd: readonly Filter[] = []): { filter: Filter
   }
   const doc: Record<string, unknown> = { _id: g.pick(['d', 'e']) };
   for (const field of ['a', 'b']) if (g.next() < 0.8) doc[field] = g.pick(VALUES);
+  // Inherited names: the query engine reads only a document's own field there.
+  for (const field of ['toString', 'constructor']) {
+    if (g.next() < 0.05) filter[field] = { $exists: g.next() < 0.5 };
+    if (g.next() < 0.05) doc[field] = g.pick(VALUES);
+  }
   return { filter, doc };
 }
 
@@ -72,7 +77,7 @@ describe('simple filters (decided without compiling a query)', () => {
   });
 
   it('leaves dotted paths, logical and other operators, and non-scalar operands to the query engine', () => {
-    for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $in: [[1]] } }, { a: { $in: 'a' } }, { a: { $nin: [1] } }, { a: { $lt: 'x' } }, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
+    for (const filter of [{ a: {} }, { 'a.b': 1 }, { $or: [{ a: 1 }] }, { a: { $in: [] } }, { a: { $in: [1, null] } }, { a: { $in: [[1]] } }, { a: { $in: 'a' } }, { a: { $nin: [1] } }, { a: { $lt: null } }, { a: { $exists: 1 } }, JSON.parse('{"__proto__": {"$exists": true}}') as Filter, { a: [1] }, { a: null }, { a: { k: 1 } }, { a: new Date(0) }]) {
       expect(compileSimpleFilter(filter as Filter), JSON.stringify(filter)).to.equal(undefined);
     }
   });

@@ -14,7 +14,8 @@ const ALL_OPS = new Set(['$eq', '$ne', ...RANGE_OPS]);
 /**
  * The filters projections use on every write, `{_id, field: {$lte: n}}` and the like, decided
  * without compiling a query: top-level fields only, equality with a string, finite number or
- * boolean, `$in` a non-empty list of those, and range comparisons with finite numbers. A document
+ * boolean, `$in` a non-empty list of those, range comparisons with finite numbers or strings, and
+ * `$exists` with a boolean. A document
  * whose field holds anything else (missing, null, an array, an object, another type) is left to
  * the query engine, which has MongoDB's rules for those. Answers undefined for any other filter.
  */
@@ -55,8 +56,15 @@ export function isSimpleFilter(filter: Filter): boolean {
         if (!Array.isArray(operand) || operand.length === 0 || !operand.every(isScalar)) return false;
         continue;
       }
+      if (op === '$exists') {
+        // The query engine refuses a __proto__ path: it keeps that answer.
+        if (typeof operand !== 'boolean' || field === '__proto__') return false;
+        continue;
+      }
       if (!ALL_OPS.has(op) || !isScalar(operand)) return false;
-      if (RANGE_OPS.has(op) && typeof operand !== 'number') return false;
+      // Strings compare as the query engine compares them (code unit order): the due times the
+      // billing timer looks for at every start, ISO strings, need no query compiled.
+      if (RANGE_OPS.has(op) && typeof operand !== 'number' && typeof operand !== 'string') return false;
     }
     if (ops === 0) return false;
   }
@@ -79,6 +87,14 @@ export function decideSimple(filter: Filter, doc: Record<string, unknown>): bool
     const conditions = value as Record<string, unknown>;
     for (const op in conditions) {
       const operand = conditions[op];
+      if (op === '$exists') {
+        // A top-level field, as the query engine resolves it: an inherited name (toString) is
+        // absent unless the document has it; one that another prototype could answer is left to it.
+        const own = Object.hasOwn(doc, field);
+        if (!own && actual !== undefined && !(field in Object.prototype)) return undefined;
+        if ((own && actual !== undefined) !== operand) return false;
+        continue;
+      }
       if (op === '$in') {
         if (!isScalar(actual)) return undefined;
         const listed = operand instanceof Set ? operand.has(actual) : (operand as Scalar[]).includes(actual);
