@@ -98,6 +98,11 @@ describe('the rebuild folding in memory', () => {
       ['$inc', '$set', '$setOnInsert'],
       ['$set', '$unset', '$inc', '$setOnInsert'],
       ['$unset', '$set', '$setOnInsert'],
+      // The messages model's upserts: a status rank raised with $max beside $set and $setOnInsert.
+      ['$set', '$max', '$setOnInsert'],
+      ['$set', '$setOnInsert', '$max'],
+      ['$max', '$set', '$setOnInsert'],
+      ['$set', '$inc', '$max', '$setOnInsert'],
     ];
     for (let i = 0; i < 3000; i++) {
       // Most upserts name their _id in the filter; some in $setOnInsert, some nowhere (a new one).
@@ -112,7 +117,7 @@ describe('the rebuild folding in memory', () => {
         for (const f of names) {
           if (used.has(f) || r.int(3) !== 0) continue;
           used.add(f);
-          part[f] = op === '$inc' ? r.pick([1, -2, 0.5]) : op === '$unset' ? '' : r.pick(['v', 3, false, { nested: 1 }, [1, 2]]);
+          part[f] = op === '$inc' ? r.pick([1, -2, 0.5]) : op === '$max' ? r.pick([3, -1, 0, 2.5, 'v']) : op === '$unset' ? '' : r.pick(['v', 3, false, { nested: 1 }, [1, 2]]);
         }
         if (Object.keys(part).length > 0) update[op] = part;
       }

@@ -40,11 +40,20 @@ export interface IndexSpec {
   /**
    * A text index: the field (an array of words, already lower-cased and stripped of accents by
    * the writer) that `{$text: {$search}}` searches, after the equality `keys`. MongoDB makes it a
-   * text index (language none: no stemming, no stop words); the embedded store indexes each word.
+   * text index (language none: no stemming, no stop words); the embedded store keeps, per word
+   * (and equality keys), the run of _ids holding it (as `grouped`).
    * One per collection, as in MongoDB. Supported searches: `"w1" "w2"` (every word) or `w1 w2`
    * (any word), each word as stored; both stores then give the same answers.
    */
   text?: string;
+  /**
+   * A storage hint for an index over few distinct values each shared by many documents (a chat's
+   * messages): the embedded store keeps one run of _ids per group of values, front-coded, instead
+   * of one entry per document spelling out values and _id, and reads a group in _id order (a query
+   * pinning every key to one value, or a few, sorted by _id). Neither partial nor unique. MongoDB
+   * makes it an ordinary index of the keys.
+   */
+  grouped?: boolean;
 }
 
 /** One write of an atomic batch. */

@@ -18,9 +18,11 @@ export interface MediaSummary {
 }
 
 /**
- * One message of a chat, incoming or outgoing, as it stands now. `_id` orders a chat's messages:
- * `<instance>|<chat>|<order>`, so a page is one range of `_id` on either store; `order` is the
- * message's time then where the log first carried it, so messages of one second keep log order.
+ * One message of a chat, incoming or outgoing, as it stands now. `_id` orders an instance's
+ * messages: `<instance>|<order>`, where `order` is the message's time then where the log first
+ * carried it (messages of one second keep log order). A chat's page is its messages (index
+ * by_chat, grouped on the embedded store) below an `_id`, newest first; a search reads a word's
+ * messages in the same order. Short, as every index entry and run of ids holds it.
  */
 export interface MessageDoc extends Document {
   _id: string;
@@ -28,7 +30,6 @@ export interface MessageDoc extends Document {
   message_id: string;
   chat_jid: string;
   chat_lid?: string;
-  order: string;
   /** Revision, in `session-<instance>`, of the newest event carrying the message: the driver reads it back from there. */
   revision?: number;
   from_me: boolean;
@@ -67,7 +68,19 @@ export const personKey = (jid: string) => jid.replace(/\./g, '_');
 
 /** Fixed-width base 36: orders as the number does, in fewer characters (`_id` is in every index entry). */
 const pad = (n: number | bigint, width: number) => n.toString(36).padStart(width, '0');
-export const orderOf = (timestampS: number, position: bigint, index: number) => `${pad(Math.max(0, timestampS), 7)}.${pad(position, 13)}.${pad(index, 3)}`;
-export const messageDocId = (instanceId: string, chat: string, order: string) => `${instanceId}|${chat}|${order}`;
-/** The `_id` range of one chat's messages, below `order` when given. */
-export const chatRange = (instanceId: string, chat: string, below?: string) => ({ $gt: `${instanceId}|${chat}|`, $lt: `${instanceId}|${chat}|${below ?? '~'}` });
+/**
+ * Base 36 after its count of digits ('1'..'9', then ':' '; '<' '=' for 10 to 13): orders as the
+ * number does in as few characters as it needs. A log position is a few digits where a fixed
+ * width took 13; ids of a word's run then share all but their last few bytes (id-groups.ts).
+ */
+const sized = (n: number | bigint) => {
+  const digits = n.toString(36);
+  return `${String.fromCharCode(48 + digits.length)}${digits}`;
+};
+/** The time (seconds) and where the log first carried the message: `<time>.<position><index>`. */
+export const orderOf = (timestampS: number, position: bigint, index: number) => `${pad(Math.max(0, timestampS), 7)}.${sized(position)}${sized(index)}`;
+export const messageDocId = (instanceId: string, order: string) => `${instanceId}|${order}`;
+/** The `_id` range of an instance's messages, below the message `below` (its `_id`) when given. */
+export const instanceRange = (instanceId: string, below?: string) => ({ $gt: `${instanceId}|`, $lt: below ?? `${instanceId}|~` });
+/** The `_id` of a message stored before it was `<instance>|<order>`: `<instance>|<chat>|<order>` (see setup). */
+export const isOldLayoutId = (id: string) => id.includes('@');

@@ -2,7 +2,7 @@ import { invalidInput, notFound } from '../../domain/errors.js';
 import type { DocumentStore, Filter } from '../../infra/docstore/port.js';
 import { CHATS } from '../chats/chats-projection.js';
 import { LID_MAP } from '../groups/groups-projection.js';
-import { chatRange, MESSAGES, STATUS_RANK, type MessageDoc, type MessageKind, type MessageStatus } from './message-doc.js';
+import { instanceRange, MESSAGES, STATUS_RANK, type MessageDoc, type MessageKind, type MessageStatus } from './message-doc.js';
 import { wordsOf } from './words.js';
 
 const STATUS_OF = new Map<number, MessageStatus>(Object.entries(STATUS_RANK).map(([s, r]) => [r, s as MessageStatus]));
@@ -58,7 +58,7 @@ export class MessageQueries {
   /** An id is unique within its chat only: the instance's own message first, else the newest of that id. */
   async byId(instanceId: string, messageId: string): Promise<Message | null> {
     const docs = await this.messages.find({ instance_id: instanceId, message_id: messageId }, { limit: 10 });
-    const [doc] = docs.sort((a, b) => Number(b.from_me) - Number(a.from_me) || (a.order < b.order ? 1 : -1));
+    const [doc] = docs.sort((a, b) => Number(b.from_me) - Number(a.from_me) || (a._id < b._id ? 1 : -1));
     return doc ? present(doc) : null;
   }
 
@@ -71,11 +71,13 @@ export class MessageQueries {
     let below: string | undefined;
     if (before !== undefined) {
       const candidates = await this.messages.find({ instance_id: instanceId, message_id: before }, { limit: 10 });
-      const from = candidates.find((doc) => names.some((chat) => doc._id.startsWith(`${instanceId}|${chat}|`)));
+      const from = candidates.find((doc) => names.includes(doc.chat_jid));
       if (!from) throw invalidInput('before', `message ${before} is not a message of chat ${jid}`);
-      below = from.order;
+      below = from._id;
     }
-    const parts = await Promise.all(names.map((chat) => this.messages.find({ _id: chatRange(instanceId, chat, below) }, { sort: { _id: -1 }, limit: limit + 1 })));
+    const parts = await Promise.all(
+      names.map((chat) => this.messages.find({ instance_id: instanceId, chat_jid: chat, _id: instanceRange(instanceId, below) }, { sort: { _id: -1 }, limit: limit + 1 })),
+    );
     const docs = parts.length === 1 ? (parts[0] ?? []) : merged(parts);
     if (docs.length === 0 && before === undefined && !(await this.knowsChat(instanceId, names))) throw notFound(`chat ${jid} not found`);
     return pageOf(docs, limit);
@@ -94,9 +96,10 @@ export class MessageQueries {
     if (request.before !== undefined) {
       const from = await this.messages.findOne({ instance_id: instanceId, message_id: request.before });
       if (!from) throw invalidInput('before', `message ${request.before} not found`);
-      filter.order = { $lt: from.order };
+      filter._id = instanceRange(instanceId, from._id);
     }
-    return pageOf(await this.messages.find(filter, { sort: { order: -1 }, limit: request.limit + 1 }), request.limit);
+    // `_id` orders an instance's messages by time, and is how the embedded store reads a word's run.
+    return pageOf(await this.messages.find(filter, { sort: { _id: -1 }, limit: request.limit + 1 }), request.limit);
   }
 
   /** The chat's names: the jid asked for and, for a person, the other of phone jid and LID when known. */
@@ -124,7 +127,7 @@ function merged(parts: MessageDoc[][]): MessageDoc[] {
   const seen = new Set<string>();
   return parts
     .flat()
-    .sort((a, b) => (a.order < b.order ? 1 : a.order > b.order ? -1 : 0))
+    .sort((a, b) => (a._id < b._id ? 1 : a._id > b._id ? -1 : 0))
     .filter((doc) => !seen.has(doc.message_id) && seen.add(doc.message_id) !== undefined);
 }
 

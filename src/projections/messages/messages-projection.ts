@@ -5,7 +5,8 @@ import type { DocumentStore, Update, WriteOp } from '../../infra/docstore/port.j
 import { phoneOf } from '../chats/lid-merge.js';
 import { occurredAt, type Projection } from '../projection.js';
 import { CHANGES, contentOfMessage, contentOfOutgoing, type Content } from './message-content.js';
-import { MESSAGES, messageDocId, orderOf, personKey, STATUS_RANK } from './message-doc.js';
+import { CHECKPOINTS } from '../runner.js';
+import { isOldLayoutId, MESSAGES, messageDocId, orderOf, personKey, STATUS_RANK, type MessageDoc } from './message-doc.js';
 import { wordsOf } from './words.js';
 
 export const MESSAGE_EVENTS = ['MessageSent', 'MessageReceived', 'HistorySyncReceived'] as const;
@@ -38,8 +39,17 @@ export const messagesProjection: Projection = {
   name: 'messages',
   eventTypes: new Set([...MESSAGE_EVENTS, 'ReceiptReceived', 'SendScheduled', 'SendQueued', 'SendCanceled', 'SendAbandoned']),
   async setup(docs: DocumentStore) {
-    const messages = docs.collection(MESSAGES);
+    const messages = docs.collection<MessageDoc>(MESSAGES);
+    // A model stored with `_id` `<instance>|<chat>|<order>` (before by_chat) pages wrongly now: it
+    // is emptied and its checkpoint dropped, so the runner folds it again from the log's start.
+    const first = await messages.findOne({});
+    if (first && isOldLayoutId(first._id)) {
+      await messages.deleteMany({});
+      await docs.collection(CHECKPOINTS).deleteOne({ _id: 'messages' });
+    }
     await messages.createIndex({ name: 'by_message', keys: { instance_id: 1, message_id: 1, chat_jid: 1 }, unique: true });
+    // A chat's page: its messages in `_id` order; on the embedded store a run of ids per chat.
+    await messages.createIndex({ name: 'by_chat', keys: { instance_id: 1, chat_jid: 1 }, grouped: true });
     await messages.createIndex({ name: 'search', keys: { instance_id: 1 }, text: 'words' });
     // The retention sweep reads the oldest messages that still hold contents, oldest first.
     await messages.createIndex({ name: 'contents_by_time', keys: { timestamp_ms: 1 }, partialFilterExpression: { contents: true } });
@@ -57,7 +67,7 @@ export const messagesProjection: Projection = {
         update: {
           $set: { ...content, ...extra },
           $max: { status_rank: rank },
-          $setOnInsert: { _id: messageDocId(instanceId, chat, order), order, chat_jid: chat, sender_jid: '', sender_phone: '', push_name: '', timestamp_ms: Date.parse(occurredAt(event)) },
+          $setOnInsert: { _id: messageDocId(instanceId, order), chat_jid: chat, sender_jid: '', sender_phone: '', push_name: '', timestamp_ms: Date.parse(occurredAt(event)) },
         },
         upsert: true,
       };
@@ -111,7 +121,7 @@ function stored(instanceId: string, m: NetworkMessage, event: RecordedEvent, ind
         timestamp_ms: m.timestamp_s * 1000,
         revision: Number(event.revision),
       },
-      $setOnInsert: { _id: messageDocId(instanceId, m.chat, order), order, ...(m.from_me ? { chat_jid: m.chat } : {}) },
+      $setOnInsert: { _id: messageDocId(instanceId, order), ...(m.from_me ? { chat_jid: m.chat } : {}) },
       ...(m.from_me ? { $max: { status_rank: STATUS_RANK.sent } } : {}),
     },
     upsert: true,

@@ -34,7 +34,7 @@ function reference(doc: Document, update: Update): { doc: Document; changed: boo
   return { doc: next, changed: compareValues(doc, next) !== 0 };
 }
 
-describe('update application (the fast path for top-level $set, $unset, $inc)', () => {
+describe('update application (the fast path for top-level $set, $unset, $inc, $max)', () => {
   it('computes what mingo computes, field order and the changed flag included, on random updates', () => {
     for (let seed = 1; seed <= 3000; seed++) {
       const g = generator(seed);
@@ -42,13 +42,14 @@ describe('update application (the fast path for top-level $set, $unset, $inc)', 
       for (const f of FIELDS) if (g.next() < 0.6) doc[f] = g.value();
       const update: Update = {};
       const used = new Set<string>();
-      for (const op of ['$set', '$unset', '$inc', '$setOnInsert'] as const) {
+      for (const op of ['$set', '$unset', '$inc', '$max', '$setOnInsert'] as const) {
         if (g.next() < 0.5) continue;
         const fields: Record<string, unknown> = {};
         for (const f of FIELDS) {
           if (g.next() < 0.5 || used.has(f)) continue;
           used.add(f);
-          fields[f] = op === '$inc' ? g.pick([0, 1, -2, 2.5]) : op === '$unset' ? '' : g.value();
+          // $max mostly of numbers (the fast path's), some of other values (mingo's path).
+          fields[f] = op === '$inc' ? g.pick([0, 1, -2, 2.5]) : op === '$max' ? (g.next() < 0.8 ? g.pick([-3, 0, 1, 2.5, 7]) : g.value()) : op === '$unset' ? '' : g.value();
         }
         update[op] = fields;
       }
@@ -97,6 +98,12 @@ describe('update application (the fast path for top-level $set, $unset, $inc)', 
       { $set: { x: undefined } },
       { $inc: { n: 'one' } },
       { $inc: { s: 1 } },
+      { $max: { s: 1 } },
+      { $max: { n: 0 } },
+      { $max: { n: 1 } },
+      { $max: { n: 2, m: -1 } },
+      { $max: { n: Number.NaN } },
+      { $max: { constructor: 1 } },
     ] as Update[]) {
       const outcome = (f: () => unknown) => {
         try {

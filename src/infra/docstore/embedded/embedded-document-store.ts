@@ -2,6 +2,7 @@ import { open, type Database, type DatabaseOptions, type RootDatabase } from 'lm
 import type { Collection, Document, DocumentStore, Filter, FindOptions, WriteOp, WriteOptions } from '../port.js';
 import { EmbeddedCollection, type Engine } from './embedded-collection.js';
 import { IndexCatalog, type CatalogDb } from './index-catalog.js';
+import type { GroupDb } from './id-groups.js';
 import { explainFind, type Explanation } from './query-executor.js';
 import { Storage, type Written } from './storage.js';
 import { applyWriteOp } from './write-ops.js';
@@ -28,7 +29,8 @@ export function openStorage(root: RootDatabase): Storage {
   const docs: Database<Document, Buffer> = root.openDB(docsOptions);
   const index: Database<string, Buffer> = root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' });
   const catalog: CatalogDb = root.openDB({ name: 'index-catalog' });
-  return new Storage(docs, index, new IndexCatalog(catalog));
+  const groups: GroupDb = root.openDB({ name: 'index-groups', keyEncoding: 'binary', encoding: 'binary' });
+  return new Storage(docs, index, new IndexCatalog(catalog), groups);
 }
 
 /**

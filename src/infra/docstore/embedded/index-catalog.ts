@@ -9,6 +9,8 @@ interface StoredIndex {
   partialFilterExpression?: Filter;
   /** A text index's words field (not among `keys`). */
   text?: string;
+  /** Stored as runs of _ids (IndexDef.grouped); absent for a text index of the old layout. */
+  grouped?: boolean;
 }
 
 /** A collection without indexes: one list, so that it stays the same list (see register). */
@@ -28,7 +30,7 @@ export class IndexCatalog {
       const [collection, name] = key;
       const partial = value.partialFilterExpression === undefined ? {} : { partialFilterExpression: value.partialFilterExpression };
       const text = value.text === undefined ? {} : { text: value.text };
-      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial, ...text }, value.multikey, true));
+      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial, ...text }, value.multikey, true, value.grouped === true));
     }
   }
 
@@ -77,6 +79,7 @@ export class IndexCatalog {
     this.db.putSync([def.collection, def.name], {
       keys: Object.fromEntries(def.text === undefined ? def.keys : def.keys.slice(0, -1)),
       ...(def.text === undefined ? {} : { text: def.text }),
+      ...(def.grouped ? { grouped: true } : {}),
       unique: def.unique,
       multikey: def.multikey,
       ...(def.partial ? { partialFilterExpression: def.partial.expression } : {}),

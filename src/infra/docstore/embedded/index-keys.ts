@@ -21,6 +21,12 @@ export interface IndexDef {
   readonly prefix: Buffer;
   /** A text index: its last key is this field, an array of words (see IndexSpec.text). */
   readonly text: string | undefined;
+  /**
+   * Stored as runs of _ids per group of values (id-groups.ts), not one entry per document: every
+   * text index, and those declared `grouped`. An index of a store made before text indexes were
+   * grouped is not, until createIndex rebuilds it (write-ops.ts).
+   */
+  readonly grouped: boolean;
 }
 
 export interface IndexEntry {
@@ -42,15 +48,16 @@ export interface DocumentEntries {
 /** Guards against a document whose arrays would multiply into an unbounded number of entries. */
 const MAX_ENTRIES_PER_DOCUMENT = 10_000;
 
-export function defineIndex(collection: string, spec: IndexSpec, multikey = false, ready = false): IndexDef {
+export function defineIndex(collection: string, spec: IndexSpec, multikey = false, ready = false, grouped = spec.grouped === true || spec.text !== undefined): IndexDef {
   const keys = specKeys(spec);
   if (keys.length === 0) throw new TypeError(`index ${spec.name} has no keys`);
   for (const [path, dir] of keys) {
     if (path === '' || (dir !== 1 && dir !== -1)) throw new TypeError(`index ${spec.name}: invalid key ${path}: ${String(dir)}`);
   }
   const partial = spec.partialFilterExpression === undefined ? undefined : compilePartialFilter(spec.partialFilterExpression);
+  if (grouped && (partial || spec.unique === true)) throw new TypeError(`index ${spec.name}: a grouped or text index can be neither partial nor unique here`);
   const prefix = new KeyBuilder().string(collection).string(spec.name).build();
-  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix, text: spec.text };
+  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix, text: spec.text, grouped };
 }
 
 /** The index's keys; a text index's words come last, one entry per word (multikey). */
@@ -65,10 +72,21 @@ export function sameDefinition(def: IndexDef, spec: IndexSpec): boolean {
   return (
     def.unique === (spec.unique === true) &&
     def.text === spec.text &&
+    def.grouped === (spec.grouped === true || spec.text !== undefined) &&
     samePartial(def.partial?.expression, spec.partialFilterExpression) &&
     keys.length === def.keys.length &&
     keys.every(([path, dir], i) => def.keys[i]?.[0] === path && def.keys[i]?.[1] === dir)
   );
+}
+
+/** Same definition but stored the old way (a text index of one entry per word): createIndex rebuilds it. */
+export function sameButLayout(def: IndexDef, spec: IndexSpec): boolean {
+  return !def.grouped && (spec.grouped === true || spec.text !== undefined) && sameDefinition({ ...def, grouped: true }, spec);
+}
+
+/** The groups (prefix and values, no _id) a document is in, for a grouped index. */
+export function groupsOf(def: IndexDef, doc: Document): Buffer[] {
+  return indexEntries(def, doc).entries.map((entry) => valuePrefix(entry));
 }
 
 /** Same keys over the same documents: as in MongoDB, a second such index is refused. */

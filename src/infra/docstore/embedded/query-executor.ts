@@ -41,7 +41,7 @@ export function explainFind(storage: Storage, collection: string, filter: Filter
   const { plan, docs } = find(storage, collection, filter, options, stats);
   return {
     plan: plan.kind,
-    ...(plan.kind === 'index' ? { index: plan.index.name } : {}),
+    ...(plan.kind === 'index' || plan.kind === 'groups' ? { index: plan.index.name } : {}),
     ordered: plan.ordered,
     covered: plan.covered,
     docsExamined: stats.docsExamined,
@@ -120,6 +120,12 @@ function* candidates(storage: Storage, collection: string, plan: Plan, stats: St
         yield doc;
       }
       return;
+    case 'groups':
+      for (const id of groupIds(storage, plan)) {
+        const doc = fetch(storage, collection, id, stats);
+        if (doc) yield doc;
+      }
+      return;
     case 'index': {
       // Only a multikey index can list a document twice (once per array element).
       const seen = plan.index.multikey ? new Set<string>() : undefined;
@@ -134,6 +140,25 @@ function* candidates(storage: Storage, collection: string, plan: Plan, stats: St
     }
   }
 }
+
+/** A groups plan's _ids: one group streamed; several read whole, then intersected or merged. */
+function groupIds(storage: Storage, plan: Extract<Plan, { kind: 'groups' }>): Iterable<string> {
+  const [only] = plan.groups;
+  if (plan.groups.length === 1 && only) return storage.scanGroup(only, plan.reverse, plan.ids);
+  // The shortest run first: the intersection keeps no more than it holds.
+  const lists = plan.groups.map((group) => [...storage.scanGroup(group, false, plan.ids)]).sort((a, b) => a.length - b.length);
+  let ids: string[];
+  if (plan.all) {
+    const others = lists.slice(1).map((list) => new Set(list));
+    ids = (lists[0] ?? []).filter((id) => others.every((set) => set.has(id)));
+  } else {
+    ids = [...new Set(lists.flat())].sort(byBytes);
+  }
+  return plan.reverse ? ids.reverse() : ids;
+}
+
+/** The order of _ids in a group: their UTF-8 bytes. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 function fetchAll(storage: Storage, collection: string, ids: Iterable<string>, stats: Stats): Document[] {
   const docs: Document[] = [];

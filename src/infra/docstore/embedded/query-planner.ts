@@ -12,7 +12,12 @@ import { prefixRange, type KeyRange } from './storage.js';
 export type Plan =
   | { kind: 'ids'; ids: string[]; ordered: boolean; covered: false }
   | { kind: 'scan'; reverse: boolean; ordered: boolean; covered: boolean; ids?: IdBounds }
-  | { kind: 'index'; index: IndexDef; ranges: KeyRange[]; reverse: boolean; ordered: boolean; covered: boolean };
+  | { kind: 'index'; index: IndexDef; ranges: KeyRange[]; reverse: boolean; ordered: boolean; covered: boolean }
+  /**
+   * A grouped index (id-groups.ts): the _ids of these groups, in _id order (or reverse), those of
+   * every group (`all`, a text search's words) or of any; within the filter's _id bounds.
+   */
+  | { kind: 'groups'; index: IndexDef; groups: Buffer[]; all: boolean; reverse: boolean; ordered: boolean; covered: false; ids?: IdBounds };
 
 /** Beyond this many $in combinations a shorter index prefix is cheaper than many tiny ranges. */
 const MAX_RANGES = 256;
@@ -29,7 +34,7 @@ export function planQuery(filter: Filter, sort: SortSpec | undefined, indexes: r
   let best: { plan: Plan; score: number } | undefined;
   for (const index of indexes) {
     if (index.partial && !index.partial.impliedBy(shape.fields)) continue;
-    const candidate = planIndex(index, shape, sortFields);
+    const candidate = index.grouped ? planGroups(index, filter, shape, sortFields) : planIndex(index, shape, sortFields);
     if (!candidate) continue;
     // On a tie, an index that answers the whole filter saves reading the documents.
     const tieCovered = best !== undefined && candidate.score === best.score && candidate.plan.covered && !best.plan.covered;
@@ -62,7 +67,7 @@ export interface IdBounds {
  * are the _id's UTF-8 bytes, and against an ASCII string every string orders the same by UTF-8
  * bytes as by UTF-16 code units (the query engine's order), so no match is ever outside.
  */
-function idBounds(filter: Filter): IdBounds | undefined {
+export function idBounds(filter: Filter): IdBounds | undefined {
   const condition = filter._id;
   if (typeof condition !== 'object' || condition === null || Object.getPrototypeOf(condition) !== Object.prototype) return undefined;
   const bounds: IdBounds = {};
@@ -78,6 +83,53 @@ function idBounds(filter: Filter): IdBounds | undefined {
 }
 
 const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * A grouped index serves a filter pinning every key (a few values at most), the text field's
+ * words all required ($all) or any; in _id order when the sort is on _id alone. Scored as
+ * planIndex scores, a text search one point more: a word's run is mostly the shorter.
+ */
+function planGroups(index: IndexDef, filter: Filter, shape: FilterShape, sortFields: Array<[string, 1 | -1]>): { plan: Plan; score: number } | undefined {
+  let combinations: unknown[][] = [[]];
+  let all = false;
+  for (const [path] of index.keys) {
+    let values = shape.fields.get(path);
+    if (path === index.text && !values) {
+      const words = allOf(filter[path]);
+      // Every word's run at once only for one combination of the other keys.
+      if (!words || combinations.length > 1) return undefined;
+      values = words;
+      all = words.length > 1;
+    }
+    if (!values || combinations.length * values.length > MAX_RANGES) return undefined;
+    const next: unknown[][] = [];
+    for (const combination of combinations) for (const v of values) next.push([...combination, v]);
+    combinations = next;
+  }
+  const directions = index.keys.map(([, dir]) => dir);
+  const groups = combinations.map((values) => {
+    const builder = new KeyBuilder(index.prefix);
+    values.forEach((v, i) => builder.value(v, directions[i] ?? 1));
+    return builder.build();
+  });
+  const constant = new Set(index.keys.filter(([path]) => shape.fields.get(path)?.length === 1).map(([path]) => path));
+  const remaining = sortFields.filter(([path]) => !constant.has(path));
+  const byId = remaining.length === 1 && remaining[0]?.[0] === '_id';
+  const ordered = remaining.length === 0 || byId;
+  const reverse = byId && remaining[0]?.[1] === -1;
+  const bounds = idBounds(filter);
+  const plan: Plan = { kind: 'groups', index, groups, all, reverse, ordered, covered: false, ...(bounds ? { ids: bounds } : {}) };
+  return { plan, score: index.keys.length * 2 + (ordered && sortFields.length > 0 ? 1 : 0) + (index.text !== undefined ? 1 : 0) };
+}
+
+/** The words of `{$all: [...]}` (strings), else undefined. */
+function allOf(condition: unknown): unknown[] | undefined {
+  if (typeof condition !== 'object' || condition === null || Object.getPrototypeOf(condition) !== Object.prototype) return undefined;
+  const keys = Object.keys(condition);
+  const list = (condition as { $all?: unknown }).$all;
+  if (keys.length !== 1 || !Array.isArray(list) || list.length === 0 || !list.every((w) => typeof w === 'string')) return undefined;
+  return [...new Set(list)];
+}
 
 /** Scores an index: two points per pinned leading key, one more when it also yields the sort. */
 function planIndex(

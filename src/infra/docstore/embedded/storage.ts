@@ -4,7 +4,8 @@ import { forgetUnsavedShapes, savedShapes } from '../../lmdb-shapes.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
-import { indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
+import { groupsOf, indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
+import { addToGroup, removeFromGroup, scanGroup, type GroupDb } from './id-groups.js';
 import { ByteArena } from './byte-arena.js';
 import { deepCopy } from './deep-copy.js';
 import { KeyBuilder, successor } from './key-codec.js';
@@ -112,6 +113,8 @@ export class Storage {
     private readonly docs: Database<Document, Buffer>,
     private readonly index: Database<string, Buffer>,
     readonly catalog: IndexCatalog,
+    /** The grouped indexes' runs of _ids (id-groups.ts). */
+    private readonly groups: GroupDb,
   ) {}
 
   /** The count of document shapes saved so far, taken before a write (see forgetUnsavedShapes). */
@@ -202,6 +205,13 @@ export class Storage {
     return this.index.getRange(options).map((entry) => entry.value);
   }
 
+  /** The _ids of a grouped index's group, in _id byte order (or reverse), within the bounds when given. */
+  scanGroup(group: Buffer, reverse: boolean, ids?: IdBounds): Iterable<string> {
+    const low = ids?.low ? Buffer.from(ids.low.id) : undefined;
+    const high = ids?.high ? Buffer.from(ids.high.id) : undefined;
+    return mapIds(scanGroup(this.groups, group, reverse, low, high), ids);
+  }
+
   countIndex(range: KeyRange): number {
     return this.index.getKeysCount(rangeOptions(range, false));
   }
@@ -250,6 +260,11 @@ export class Storage {
       bytes.add(docKey(collection, doc._id, scratch));
       bytes.add(encodedValue(encoder, doc));
       for (const def of defs) {
+        // A grouped index's runs are written per group once all documents are in (loadPrepared).
+        if (def.grouped) {
+          layout.push(0, 0);
+          continue;
+        }
         const { entries, multikey } = indexEntries(def, doc, scratch);
         layout.push(entries.length, multikey ? 1 : 0);
         for (const entry of entries) {
@@ -294,6 +309,26 @@ export class Storage {
         if (multikey && !def.multikey) this.catalog.markMultikey(def);
       }
     }
+    for (const def of defs) if (def.grouped) this.addGrouped(def, docs);
+  }
+
+  /** The documents' _ids added to their groups of a grouped index: each group's runs written once. */
+  private addGrouped(def: IndexDef, docs: Iterable<Document>): void {
+    const byGroup = new Map<string, { group: Buffer; ids: Buffer[] }>();
+    let multikey = false;
+    for (const doc of docs) {
+      const { entries, multikey: many } = indexEntries(def, doc);
+      multikey ||= many;
+      for (const entry of entries) {
+        const group = valuePrefix(entry);
+        const name = group.toString('latin1');
+        let item = byGroup.get(name);
+        if (!item) byGroup.set(name, (item = { group, ids: [] }));
+        item.ids.push(Buffer.from(doc._id));
+      }
+    }
+    for (const { group, ids } of byGroup.values()) addToGroup(this.groups, group, distinctSorted(ids));
+    if (multikey && !def.multikey) this.catalog.markMultikey(def);
   }
 
   replaceDoc(collection: string, before: Document, after: Document): void {
@@ -310,6 +345,11 @@ export class Storage {
 
   /** Indexes the existing documents (checking uniqueness), then registers the index. */
   buildIndex(def: IndexDef): void {
+    if (def.grouped) {
+      this.addGrouped(def, this.scanDocs(def.collection));
+      this.catalog.add(def);
+      return;
+    }
     for (const doc of this.scanDocs(def.collection)) {
       const { entries, multikey } = indexEntries(def, doc);
       for (const entry of entries) this.addEntry(def, entry, doc._id);
@@ -319,6 +359,11 @@ export class Storage {
   }
 
   dropIndex(def: IndexDef): void {
+    if (def.grouped) {
+      for (const key of this.groups.getKeys(rangeOptions(prefixRange(def.prefix), false))) this.groups.removeSync(key);
+      this.catalog.remove(def);
+      return;
+    }
     for (const key of this.index.getKeys(rangeOptions(prefixRange(def.prefix), false))) this.index.removeSync(key);
     this.catalog.remove(def);
   }
@@ -344,6 +389,10 @@ export class Storage {
 
   private updateIndexes(collection: string, id: string, before: Document | undefined, after: Document | undefined): void {
     for (const def of this.catalog.all(collection)) {
+      if (def.grouped) {
+        this.updateGroups(def, id, before, after);
+        continue;
+      }
       // An insert has no old entries to keep: its entries go in without comparing key sets.
       if (before === undefined && after !== undefined) {
         const next = indexEntries(def, after);
@@ -368,6 +417,19 @@ export class Storage {
       }
       if (next.multikey && !def.multikey) this.catalog.markMultikey(def);
     }
+  }
+
+  /** A grouped index: the _id leaves the groups it is no longer in and joins the new ones. */
+  private updateGroups(def: IndexDef, id: string, before: Document | undefined, after: Document | undefined): void {
+    if (before && after && def.keys.every(([path]) => sameIndexedValues(pathValues(before, path), pathValues(after, path)))) return;
+    const old = before ? groupsOf(def, before) : [];
+    const next = after ? groupsOf(def, after) : [];
+    const oldNames = new Set(old.map((g) => g.toString('latin1')));
+    const newNames = new Set(next.map((g) => g.toString('latin1')));
+    const key = [Buffer.from(id)];
+    for (const group of old) if (!newNames.has(group.toString('latin1'))) removeFromGroup(this.groups, group, key);
+    for (const group of next) if (!oldNames.has(group.toString('latin1'))) addToGroup(this.groups, group, key);
+    if (after && !def.multikey && indexEntries(def, after).multikey) this.catalog.markMultikey(def);
   }
 
   private addEntry(def: IndexDef, entry: IndexEntry, id: string): void {
@@ -436,6 +498,22 @@ function storedAlike(value: unknown): boolean {
     default:
       return false;
   }
+}
+
+/** Ids of a group as strings, only those within the bounds' inclusiveness (scanGroup keeps both ends). */
+function* mapIds(ids: Iterable<Buffer>, bounds: IdBounds | undefined): Generator<string> {
+  for (const bytes of ids) {
+    const id = bytes.toString('utf8');
+    if (bounds?.low && !bounds.low.inclusive && id === bounds.low.id) continue;
+    if (bounds?.high && !bounds.high.inclusive && id === bounds.high.id) continue;
+    yield id;
+  }
+}
+
+/** Ids sorted by their bytes, each once. */
+function distinctSorted(ids: Buffer[]): Buffer[] {
+  ids.sort(Buffer.compare);
+  return ids.filter((id, i) => i === 0 || !id.equals(ids[i - 1] as Buffer));
 }
 
 /** Values that compare equal encode to the same key bytes (key-codec's order is compareValues'). */

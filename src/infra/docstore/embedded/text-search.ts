@@ -14,7 +14,8 @@ export function withTextSearch(filter: Filter, indexes: readonly IndexDef[]): Fi
   const { $text: text, ...rest } = filter;
   const search = isPlainObject(text) ? text.$search : undefined;
   if (typeof search !== 'string') throw new TypeError('$text needs {$search: string}');
-  const field = indexes.find((def) => def.text !== undefined)?.text;
+  const def = indexes.find((index) => index.text !== undefined);
+  const field = def?.text;
   if (field === undefined) throw new TypeError('$text needs a text index');
   const quoted = [...search.matchAll(/"([^"]*)"/g)].map((m) => (m[1] ?? '').trim());
   const bare = search.replace(/"[^"]*"/g, ' ').split(/\s+/).filter(Boolean);
@@ -23,6 +24,8 @@ export function withTextSearch(filter: Filter, indexes: readonly IndexDef[]): Fi
   const words = [...new Set(quoted.length > 0 ? quoted.filter(Boolean) : bare)];
   if (words.length === 0) return { ...rest, [field]: { $in: [] } };
   if (quoted.length === 0) return { ...rest, [field]: { $in: words } };
+  // A grouped text index intersects the words' runs of _ids (query-planner's groups plan).
+  if (def?.grouped) return { ...rest, [field]: words.length === 1 ? words[0] : { $all: words } };
   // The first word pins the index (with the equality keys before it); the others are checked on the documents.
   const [first, ...others] = words;
   return { ...rest, [field]: first, ...(others.length > 0 ? { $and: [...others.map((w) => ({ [field]: w })), ...andOf(rest)] } : {}) };

@@ -42,7 +42,8 @@ export function applyUpdate(doc: Document, update: Update): { doc: Document; cha
 }
 
 /**
- * The updates projections write all day: $set, $unset and numeric $inc of top-level fields.
+ * The updates projections write all day: $set, $unset, numeric $inc and numeric $max of top-level
+ * fields (the messages model raises a status rank with $max on every receipt and upsert).
  * Applied here directly, they cost a fraction of mingo's, which assembles its whole operator
  * table on every call. Anything else answers undefined and goes through mingo, so both paths
  * behave alike: dotted paths, other operators, `_id`, an undefined value, $inc involving a
@@ -66,11 +67,11 @@ export function applySimpleInPlace(doc: Document, update: Update): boolean {
 }
 
 /** The order applySimple applies its operators in. */
-const SIMPLE_ORDER = ['$set', '$unset', '$inc'];
+const SIMPLE_ORDER = ['$set', '$unset', '$inc', '$max'];
 
 /**
  * `upserting`: the update of an upsert built by upsertSimple, which checks $setOnInsert itself.
- * Its operators must also come in applySimple's order ($set, $unset, $inc), as mingo applies them
+ * Its operators must also come in applySimple's order ($set, $unset, $inc, $max), as mingo applies them
  * in the update's, and no field may name an Object.prototype member (mingo reads an inherited
  * member, toString say, as the field's value: its path decides those).
  */
@@ -78,7 +79,7 @@ function isSimpleUpdate(doc: Record<string, unknown>, update: Update, upserting 
   let rank = -1;
   for (const op in update) {
     if (upserting && op === '$setOnInsert') continue;
-    if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$setOnInsert') return false;
+    if (op !== '$set' && op !== '$unset' && op !== '$inc' && op !== '$max' && op !== '$setOnInsert') return false;
     if (upserting) {
       const next = SIMPLE_ORDER.indexOf(op);
       if (next <= rank) return false;
@@ -90,6 +91,8 @@ function isSimpleUpdate(doc: Record<string, unknown>, update: Update, upserting 
       if (upserting && field in Object.prototype) return false;
       if (op === '$set' && fields[field] === undefined) return false;
       if (op === '$inc' && (typeof fields[field] !== 'number' || (Object.hasOwn(doc, field) && typeof doc[field] !== 'number'))) return false;
+      // Numbers against numbers only: mingo orders other types by BSON rank, left to it.
+      if (op === '$max' && (field in Object.prototype || !isNumber(fields[field]) || (Object.hasOwn(doc, field) && !isNumber(doc[field])))) return false;
     }
   }
   return true;
@@ -122,7 +125,21 @@ function applySimpleTo(next: Document, update: Update): boolean {
       changed = true;
     }
   }
+  const max = update.$max as Record<string, number> | undefined;
+  for (const field in max) {
+    const value = max[field] as number;
+    // As mingo: a missing field takes the value, a present one only a greater value.
+    if (!Object.hasOwn(next, field) || value > (next[field] as number)) {
+      next[field] = value;
+      changed = true;
+    }
+  }
   return changed;
+}
+
+/** A number $max can compare with `>` as mingo compares it (NaN orders below every number there). */
+function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && !Number.isNaN(value);
 }
 
 /** compareValues ranks some types together (numbers, say); a change of type is still a change. */
@@ -184,17 +201,19 @@ function upsertSimple(filter: Filter, update: Update): Document | undefined {
 
 /**
  * The upsert's document in one literal of spreads, _id first (its value settled last): the
- * filter's fields, then $set, $inc (a missing field is set to the amount) and $setOnInsert, each
+ * filter's fields, then $set, $inc (a missing field is set to the amount), $max and $setOnInsert, each
  * overwriting in place a field an earlier one set, as assignments in that order do. V8 keeps it a
  * fast object, where twenty fields assigned one by one by computed name made it a dictionary,
  * slower to read, encode and collect, and twice as slow to build. Not for an $unset, nor an $inc
  * of a field already set (it adds to it): assignedUpsert builds those.
  */
 function spreadUpsert(filter: Filter, update: Update): Document | undefined {
-  const { $set: set, $inc: inc, $setOnInsert: onInsert } = update;
+  const { $set: set, $inc: inc, $max: max, $setOnInsert: onInsert } = update;
   if (update.$unset !== undefined) return undefined;
   for (const field in inc) if (Object.hasOwn(filter, field) || (set !== undefined && Object.hasOwn(set, field))) return undefined;
-  return { _id: '', ...filter, ...set, ...inc, ...onInsert };
+  // A $max of a field the filter sets compares with it: assignedUpsert does that.
+  for (const field in max) if (Object.hasOwn(filter, field)) return undefined;
+  return { _id: '', ...filter, ...set, ...inc, ...max, ...onInsert };
 }
 
 /** The upsert's document assigned field by field: the filter's fields, then the update's operators, then $setOnInsert. */

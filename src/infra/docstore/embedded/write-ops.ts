@@ -1,5 +1,5 @@
 import type { Document, Filter, IndexSpec, Update, UpdateResult, WriteOp } from '../port.js';
-import { defineIndex, sameDefinition, sameKeys, type IndexDef } from './index-keys.js';
+import { defineIndex, sameButLayout, sameDefinition, sameKeys, type IndexDef } from './index-keys.js';
 import { findDocuments } from './query-executor.js';
 import type { PreparedInserts, Storage } from './storage.js';
 import { applyUpdate, assertReplacement, assertUpdate, replacementId, upsertDocument } from './update-apply.js';
@@ -112,7 +112,10 @@ export function applyWriteOp(storage: Storage, op: WriteOp): void {
  */
 export function createIndex(storage: Storage, collection: string, spec: IndexSpec): IndexDef {
   const existing = storage.catalog.get(collection, spec.name);
-  if (existing) {
+  // A text index of a store made before they were grouped (one entry per word and document, most
+  // of the messages model's size): rebuilt in the new layout as the projection declares it at start.
+  if (existing && sameButLayout(existing, spec)) storage.dropIndex(existing);
+  else if (existing) {
     if (sameDefinition(existing, spec)) return existing;
     throw new TypeError(`index ${spec.name} already exists on ${collection} with a different definition`);
   }
