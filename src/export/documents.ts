@@ -44,6 +44,10 @@ export interface CursorDoc extends Document {
   /** The last failure, kept until a publish succeeds again; never a credential. */
   last_error: string | null;
   last_error_at: string | null;
+  /** Events this sink's broker refused for good and the lane passed over, and the last one's reason. */
+  skipped?: number;
+  last_skipped?: string;
+  last_skipped_at?: string;
 }
 
 export const cursorId = (sink: SinkKind, instanceId: string) => `${sink}:${instanceId}`;

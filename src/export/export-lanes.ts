@@ -12,6 +12,8 @@ import type { ExportMessage, Sink } from './sinks/port.js';
 export interface ExportMeter {
   published(sink: SinkKind, count: number, eventTimesMs: readonly number[]): void;
   failed(sink: SinkKind, count: number): void;
+  /** Events refused for good and passed over (each also counts as failed). */
+  skipped(sink: SinkKind, count: number): void;
 }
 
 export interface ExportLanesOptions {
@@ -214,6 +216,7 @@ export class ExportLanes {
         error = `${failure.message}; event ${skipped._id} (seq ${skipped.seq}) was not exported`;
         this.o.logger.error({ instanceId, sink: sink.kind, eventId: skipped._id, seq: skipped.seq, err: failure.message }, 'the broker refused an exported event for good; passed over');
         this.o.meter.failed(sink.kind, 1);
+        this.o.meter.skipped(sink.kind, 1);
       }
       if (passed > 0) {
         const published = (entries[passed - 1] as { seq: number }).seq;

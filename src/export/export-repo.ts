@@ -1,4 +1,4 @@
-import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
+import type { DocumentStore, Update, WriteOp } from '../infra/docstore/port.js';
 import { EXPORT_CURSORS, EXPORT_OUTBOX, EXPORT_SETTINGS, cursorId, type CursorDoc, type ExportSettingsDoc, type OutboxDoc, type SinkKind } from './documents.js';
 
 /** Every read and write of the export's collections outside the reactor. */
@@ -45,6 +45,10 @@ export class ExportRepo {
    * delete walks far more of the store), as one batch of ops for the caller to commit.
    */
   progressOps(sink: SinkKind, instanceId: string, publishedSeq: number, error: string | null, nowIso: string, done: readonly string[]): WriteOp[] {
+    // An error here is an event passed over (refused for good): counted, and kept after later
+    // publishes clear `last_error`, so an operator still sees that something was not exported.
+    const skipped: Update = error === null ? {} : { $inc: { skipped: 1 } };
+    const lastSkipped: Record<string, unknown> = error === null ? {} : { last_skipped: error, last_skipped_at: nowIso };
     const ops: WriteOp[] = [
       {
         collection: EXPORT_CURSORS,
@@ -52,7 +56,8 @@ export class ExportRepo {
         filter: { _id: cursorId(sink, instanceId) },
         update: {
           $max: { published_seq: publishedSeq },
-          $set: { sink, instance_id: instanceId, published_at: nowIso, last_error: error, last_error_at: error === null ? null : nowIso },
+          $set: { sink, instance_id: instanceId, published_at: nowIso, last_error: error, last_error_at: error === null ? null : nowIso, ...lastSkipped },
+          ...skipped,
         },
         upsert: true,
       },

@@ -10,6 +10,9 @@ export interface SinkStatus {
   last_published_seq: number;
   last_error: string | null;
   last_error_at: string | null;
+  /** Events refused for good and passed over, and why the last was. */
+  skipped: number;
+  last_skipped: string | null;
 }
 
 export interface ExportStatus {
@@ -44,6 +47,8 @@ export class ExportQueries {
         last_published_seq: published(sink.kind),
         last_error: cursor?.last_error ?? sink.lastError,
         last_error_at: cursor?.last_error_at ?? null,
+        skipped: cursor?.skipped ?? 0,
+        last_skipped: cursor?.last_skipped ?? null,
       };
     });
     return {

@@ -133,11 +133,12 @@ export function createExport(deps: ExportDeps, tuning: ExportTuning = {}): Event
   };
 }
 
-/** published, failed, lag and the publish latency on the gateway's registry (a registry of its own when none is given). */
+/** published, failed, skipped, lag and the publish latency on the gateway's registry (a registry of its own when none is given). */
 function exportMeter(registry: Registry | undefined, kinds: readonly SinkKind[], lag: () => Partial<Record<SinkKind, number>>): ExportMeter {
   const registers = registry ? [registry] : [];
   const published = new Counter({ name: 'gateway_export_published_total', help: 'Events published to a broker and confirmed by it, by sink', labelNames: ['sink'], registers });
   const failed = new Counter({ name: 'gateway_export_failed_total', help: 'Export publishes that failed (retried, or passed over when refused for good), by sink', labelNames: ['sink'], registers });
+  const skipped = new Counter({ name: 'gateway_export_skipped_total', help: 'Events a broker refused for good (too large) and the export passed over, by sink', labelNames: ['sink'], registers });
   const latency = new Histogram({
     name: 'gateway_export_latency_seconds',
     help: 'From the event to the broker confirming its message, by sink',
@@ -159,6 +160,7 @@ function exportMeter(registry: Registry | undefined, kinds: readonly SinkKind[],
   for (const sink of kinds) {
     published.inc({ sink }, 0);
     failed.inc({ sink }, 0);
+    skipped.inc({ sink }, 0);
   }
   return {
     published(sink, count, eventTimesMs) {
@@ -168,6 +170,9 @@ function exportMeter(registry: Registry | undefined, kinds: readonly SinkKind[],
     },
     failed(sink, count) {
       failed.inc({ sink }, count);
+    },
+    skipped(sink, count) {
+      skipped.inc({ sink }, count);
     },
   };
 }

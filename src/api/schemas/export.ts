@@ -21,6 +21,8 @@ const SinkStatus = Type.Object({
   last_published_seq: Type.Integer(),
   last_error: Nullable(Type.String()),
   last_error_at: Nullable(Type.String({ format: 'date-time' })),
+  skipped: Type.Integer({ description: 'events this broker refused for good (too large) that were passed over, not exported' }),
+  last_skipped: Nullable(Type.String({ description: 'why the last of them was refused, and which event it was' })),
 });
 
 export const ExportState = Envelope(

@@ -34,6 +34,14 @@ export class AmqpSink implements Sink {
   private readonly listeners: (() => void)[] = [];
   private error: string | null = 'connecting';
   private stopped = false;
+  /**
+   * The broker's `max_message_size`, learned from its refusal (RabbitMQ closes the channel with
+   * PRECONDITION_FAILED "message size N is larger than configured max size M"). From then on a
+   * larger message is refused here, for good, without a publish: the lane passes it over instead
+   * of closing the channel over it again and again. Kept until restart (a broker whose limit is
+   * raised meanwhile takes such messages after the gateway restarts).
+   */
+  private maxBodyBytes: number | null = null;
 
   constructor(private readonly o: AmqpSinkOptions) {}
 
@@ -90,6 +98,8 @@ export class AmqpSink implements Sink {
     // A channel error with no listener would throw out of the process.
     channel.on('error', (err: Error) => {
       this.error = describeError(err);
+      const limit = /larger than configured max size (\d+)/i.exec(err.message);
+      if (limit) this.maxBodyBytes = Number(limit[1]);
     });
     channel.on('close', () => {
       if (this.channel !== channel) return;
@@ -121,6 +131,18 @@ export class AmqpSink implements Sink {
   async publish(messages: readonly ExportMessage[]): Promise<PublishOutcome> {
     const channel = this.channel;
     if (!channel) return { published: 0, failure: { message: `not connected: ${this.error ?? 'connecting'}`, permanent: false } };
+    const limit = this.maxBodyBytes;
+    const tooLarge = limit === null ? -1 : messages.findIndex((m) => m.body.length > limit);
+    const refusal = (at: number): PublishOutcome => ({
+      published: at,
+      failure: { message: `the broker refuses messages over ${limit} bytes (its max_message_size); this one has ${messages[at]?.body.length} bytes`, permanent: true },
+    });
+    if (tooLarge === 0) return refusal(0);
+    const outcome = await this.publishAll(channel, tooLarge === -1 ? messages : messages.slice(0, tooLarge));
+    return tooLarge !== -1 && outcome.failure === undefined ? refusal(tooLarge) : outcome;
+  }
+
+  private async publishAll(channel: ConfirmChannel, messages: readonly ExportMessage[]): Promise<PublishOutcome> {
     const confirms: Promise<Error | null>[] = [];
     let closed: Error | null = null;
     const onClose = () => (closed ??= new Error('channel closed'));

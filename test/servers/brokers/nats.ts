@@ -1,5 +1,5 @@
 import { connect } from 'nats';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../../bench/child.js';
@@ -16,11 +16,16 @@ export interface NatsServer {
 }
 
 /** Debian's nats-server with JetStream, on a free port, its store in a temporary directory. */
-export async function startNats(options: { user?: string; pass?: string; startTimeoutMs?: number } = {}): Promise<NatsServer> {
+export async function startNats(options: { user?: string; pass?: string; startTimeoutMs?: number; /** The server's max_payload (bytes). */ maxPayload?: number } = {}): Promise<NatsServer> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-nats-'));
   const port = await freePort();
   const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'), '--server_name', `gwtest${process.pid}p${port}`];
   if (options.user !== undefined) args.push('--user', options.user, '--pass', options.pass ?? '');
+  if (options.maxPayload !== undefined) {
+    // No command-line flag for it: a config file of its own.
+    await writeFile(join(dir, 'nats.conf'), `max_payload: ${options.maxPayload}\n`);
+    args.push('-c', join(dir, 'nats.conf'));
+  }
   const url = `nats://127.0.0.1:${port}`;
   let server: ReturnType<typeof spawnServer> | null = null;
   const start = async () => {

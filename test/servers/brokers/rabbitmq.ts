@@ -27,7 +27,7 @@ export interface RabbitMq {
  * own (started here, so that nothing of another run is shared or left behind). Starting takes
  * seconds to tens of seconds on a busy machine: readiness is a real AMQP connection.
  */
-export async function startRabbitMq(options: { startTimeoutMs?: number } = {}): Promise<RabbitMq> {
+export async function startRabbitMq(options: { startTimeoutMs?: number; /** The broker's max_message_size (bytes). */ maxMessageBytes?: number } = {}): Promise<RabbitMq> {
   const dir = await mkdtemp(join(tmpdir(), 'gw-rabbitmq-'));
   const [port, distPort, epmdPort] = (await distinctFreePorts(3)) as [number, number, number];
   const cookie = join(dir, '.erlang.cookie');
@@ -37,7 +37,7 @@ export async function startRabbitMq(options: { startTimeoutMs?: number } = {}): 
   await writeFile(join(dir, 'rabbitmq-env.conf'), '');
   await writeFile(
     join(dir, 'rabbitmq.conf'),
-    [`listeners.tcp.default = 127.0.0.1:${port}`, 'disk_free_limit.absolute = 1MB', 'log.console = false', 'log.file.level = warning', ''].join('\n'),
+    [`listeners.tcp.default = 127.0.0.1:${port}`, 'disk_free_limit.absolute = 1MB', 'log.console = false', 'log.file.level = warning', ...(options.maxMessageBytes ? [`max_message_size = ${options.maxMessageBytes}`] : []), ''].join('\n'),
   );
   const env = {
     HOME: dir,
