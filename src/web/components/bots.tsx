@@ -30,7 +30,7 @@ export function Bots({ instanceId }: { instanceId: string }) {
   const [sessions, setSessions] = useState<BotSession[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [form, setForm] = useState({ bot_id: '', kind: 'openai', url: '', typebot: '', model: '', api_key: '', trigger: 'all', trigger_value: '', stop_keyword: '', delay_ms: '1000' });
+  const [form, setForm] = useState({ bot_id: '', kind: 'openai', url: '', typebot: '', model: '', api_key: '', trigger: 'all', trigger_value: '', stop_keyword: '', delay_ms: '1000', vision: false });
   const base = `/instances/${instanceId}/bots`;
 
   const loadBots = async () => setBots(await callData<Bot[]>('GET', base));
@@ -55,6 +55,7 @@ export function Bots({ instanceId }: { instanceId: string }) {
     else {
       body.model = form.model;
       if (form.api_key) body.api_key = form.api_key;
+      body.vision = form.vision;
     }
     try {
       await callData('POST', `${base}/${encodeURIComponent(form.bot_id)}`, body);
@@ -85,32 +86,34 @@ export function Bots({ instanceId }: { instanceId: string }) {
       {bots.length === 0 ? (
         <p>No bots yet.</p>
       ) : (
-        <table>
+        <div class="table-scroll">
+        <table class="people">
           <thead>
             <tr>
               <th>Bot</th>
               <th>Kind</th>
               <th>Trigger</th>
-              <th>Key</th>
-              <th />
             </tr>
           </thead>
           <tbody>
             {bots.map((b) => (
               <tr key={b.bot_id}>
-                <td>{b.bot_id}</td>
-                <td>{b.kind === 'typebot' ? `Typebot ${b.typebot ?? ''}` : `OpenAI-compatible ${b.model ?? ''}`}</td>
-                <td>{b.trigger.type === 'all' ? 'every message' : `${b.trigger.type}: ${b.trigger.value ?? ''}`}</td>
-                <td>{b.api_key_masked ?? '—'}</td>
                 <td>
-                  <button type="button" onClick={() => setChosen(b.bot_id)}>
-                    Conversations of {b.bot_id}
+                  {/* The bot's name opens its conversations: no column of buttons to push off a phone's screen. */}
+                  <button type="button" class="link" aria-label={`Conversations of ${b.bot_id}`} aria-pressed={chosen === b.bot_id} onClick={() => setChosen(b.bot_id)}>
+                    {b.bot_id}
                   </button>
                 </td>
+                <td>
+                  {b.kind === 'typebot' ? `Typebot ${b.typebot ?? ''}` : `OpenAI · ${b.model ?? ''}`}
+                  {b.api_key_masked && <div class="muted">key {b.api_key_masked}</div>}
+                </td>
+                <td>{b.trigger.type === 'all' ? 'every message' : `${b.trigger.type}: ${b.trigger.value ?? ''}`}</td>
               </tr>
             ))}
           </tbody>
         </table>
+        </div>
       )}
       {chosen && (
         <div aria-label={`Conversations of ${chosen}`}>
@@ -121,32 +124,33 @@ export function Bots({ instanceId }: { instanceId: string }) {
           {sessions.length === 0 ? (
             <p>No conversations yet.</p>
           ) : (
-            <table>
+            <div class="table-scroll">
+            <table class="people">
               <thead>
                 <tr>
                   <th>Contact</th>
                   <th>Status</th>
-                  <th>Exchanges</th>
-                  <th>Last error</th>
                   <th />
                 </tr>
               </thead>
               <tbody>
                 {sessions.map((s) => (
                   <tr key={s.jid}>
-                    <td>{s.jid}</td>
-                    <td>{s.paused_by ? `${s.status} (by ${s.paused_by})` : s.status}</td>
-                    <td>{s.exchanges}</td>
-                    <td>{s.last_error ?? ''}</td>
+                    <td title={s.jid}>{contactOf(s.jid)}</td>
+                    <td>
+                      <span class="status">{s.paused_by ? `${s.status} (by ${s.paused_by})` : s.status}</span>
+                      <div class="muted">{s.exchanges === 1 ? '1 exchange' : `${s.exchanges} exchanges`}</div>
+                      {s.last_error && <div class="muted">last error: {s.last_error}</div>}
+                    </td>
                     <td>
                       {s.status === 'active' && (
-                        <button type="button" onClick={() => void act(s.jid, 'pause')}>
-                          Pause {s.jid}
+                        <button type="button" aria-label={`Pause ${s.jid}`} onClick={() => void act(s.jid, 'pause')}>
+                          Pause
                         </button>
                       )}
                       {s.status === 'paused' && (
-                        <button type="button" onClick={() => void act(s.jid, 'resume')}>
-                          Resume {s.jid}
+                        <button type="button" aria-label={`Resume ${s.jid}`} onClick={() => void act(s.jid, 'resume')}>
+                          Resume
                         </button>
                       )}
                     </td>
@@ -154,6 +158,7 @@ export function Bots({ instanceId }: { instanceId: string }) {
                 ))}
               </tbody>
             </table>
+            </div>
           )}
         </div>
       )}
@@ -184,6 +189,9 @@ export function Bots({ instanceId }: { instanceId: string }) {
             <label>
               API key <input name="api_key" type="password" autocomplete="off" value={form.api_key} onInput={set('api_key')} />
             </label>
+            <label>
+              <input name="vision" type="checkbox" checked={form.vision} onChange={(event) => setForm({ ...form, vision: (event.target as HTMLInputElement).checked })} /> Vision: send contacts' images too
+            </label>
           </>
         )}
         <label>
@@ -209,4 +217,10 @@ export function Bots({ instanceId }: { instanceId: string }) {
       </form>
     </section>
   );
+}
+
+/** A contact as people read it (+55…); a group, or anything else, as its jid. */
+function contactOf(jid: string): string {
+  const phone = /^(\d+)@s\.whatsapp\.net$/.exec(jid)?.[1];
+  return phone ? `+${phone}` : jid;
 }
