@@ -33,6 +33,8 @@ export type BotJobDoc = Document &
     bot_id: string;
     /** The chat: one conversation per bot and chat, its jobs one at a time in log order. */
     jid: string;
+    /** `<instance>:<bot>:<jid>`, for finding each lane's head (absent on jobs written before it). */
+    lane?: string;
     pos: number;
     state: 'pending' | 'done' | 'skipped' | 'failed';
     attempts: number;
@@ -45,5 +47,9 @@ export type BotJobDoc = Document &
 export async function ensureBotJobIndexes(docs: DocumentStore): Promise<void> {
   const jobs = docs.collection(BOT_JOBS);
   await jobs.createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  // One seek per conversation finds its head, however many jobs wait behind another's.
+  await jobs.createIndex({ name: 'lane_heads', keys: { state: 1, lane: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
   await jobs.createIndex({ name: 'finished', keys: { finished_ms: 1 }, partialFilterExpression: { finished_ms: { $exists: true } } });
 }
+
+export const botLane = (instanceId: string, botId: string, jid: string) => `${instanceId}:${botId}:${jid}`;

@@ -7,7 +7,7 @@ import type { Logger } from '../infra/logging/logger.js';
 import { readAudit } from '../projections/history/audit-metadata.js';
 import type { Projection } from '../projections/projection.js';
 import { occurredAt } from '../projections/projection.js';
-import { BOT_JOBS, ensureBotJobIndexes, IMAGE_PLACEHOLDER, type BotJobDoc, type BotWork, type ImageRef } from './jobs.js';
+import { BOT_JOBS, botLane, ensureBotJobIndexes, IMAGE_PLACEHOLDER, type BotJobDoc, type BotWork, type ImageRef } from './jobs.js';
 
 const OUTBOX_BOTS = 'bot_outbox_bots';
 
@@ -112,7 +112,7 @@ export class BotOutbox implements Projection {
 
   private job(event: RecordedEvent, instanceId: string, botId: string, jid: string, work: BotWork): WriteOp[] {
     const accountId = typeof event.metadata.accountId === 'string' ? event.metadata.accountId : '';
-    const fields: Omit<BotJobDoc, '_id'> = { instance_id: instanceId, account_id: accountId, bot_id: botId, jid, pos: Number(event.position), state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
+    const fields: Omit<BotJobDoc, '_id'> = { instance_id: instanceId, account_id: accountId, bot_id: botId, jid, lane: botLane(instanceId, botId, jid), pos: Number(event.position), state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
     // Keyed by the event and the bot, written only if absent: a replay never brings a done job back.
     return [{ collection: BOT_JOBS, op: 'updateOne', filter: { _id: `${event.id}:${botId}` }, update: { $setOnInsert: fields }, upsert: true }];
   }
