@@ -54,7 +54,9 @@ export function botSettings(body: Static<typeof SaveBotBody>, allowPrivate: bool
   };
   if (body.kind === 'typebot') {
     if (body.typebot === undefined) throw invalidInput('typebot', "a Typebot bot names its flow's public id");
-    for (const field of ['model', 'api_key', 'vision'] as const) if (body[field] !== undefined) throw invalidInput(field, 'only for kind openai');
+    for (const field of ['model', 'api_key'] as const) if (body[field] !== undefined) throw invalidInput(field, 'only for kind openai');
+    // `vision` defaults to false in the schema: only asking for it is a mistake.
+    if (body.vision === true) throw invalidInput('vision', 'only for kind openai');
     return { ...common, typebot: body.typebot };
   }
   if (body.model === undefined) throw invalidInput('model', 'an OpenAI-compatible bot names its model');
