@@ -55,7 +55,7 @@ describe('npm start on the built gateway (dist/main.js)', function () {
   });
 
   after(async () => {
-    if (child?.pid !== undefined && child.exitCode === null) {
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       process.kill(-child.pid, 'SIGTERM');
       await exited;
     }
