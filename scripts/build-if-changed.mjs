@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
  */
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const STAMP = join(ROOT, 'dist', '.build-stamp');
-const INPUTS = ['src', 'scripts/bundle-thread.ts', 'tsconfig.json', 'tsconfig.build.json', 'vite.config.ts', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'scripts/bundle-main.ts', 'scripts/bundle-thread.ts', 'tsconfig.json', 'tsconfig.build.json', 'vite.config.ts', 'package.json', 'package-lock.json'];
 
 function files(entry) {
   const path = join(ROOT, entry);

@@ -42,6 +42,12 @@ export interface ImportProgress {
 
 const SWEEP_EVERY_MS = 3_600_000;
 const KEEP_FINISHED_MS = 7 * 86_400_000;
+/**
+ * The first sweep waits this long after start: its filter (a nested field) compiles a query in
+ * the embedded store, whose engine took a busy restart a second to load before /ready, and jobs
+ * kept a week can wait a minute more.
+ */
+const FIRST_SWEEP_AFTER_MS = 60_000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
 /** The helpdesk's per-conversation limit counts a minute. */
@@ -63,7 +69,7 @@ const TOO_MANY_WAIT_MS = 60_000;
  */
 export class HelpdeskBridge {
   private readonly pump: Pump;
-  private sweptAt = 0;
+  private sweptAt: number | null = null;
   private readonly claims: DocClaims;
 
   constructor(private readonly o: BridgeOptions) {
@@ -230,6 +236,7 @@ export class HelpdeskBridge {
   /** Finished jobs are kept a week for inspection, imports for good (they are the import's progress). */
   private async sweep(): Promise<void> {
     const now = this.o.clock.now().getTime();
+    this.sweptAt ??= now - SWEEP_EVERY_MS + FIRST_SWEEP_AFTER_MS;
     if (now - this.sweptAt < SWEEP_EVERY_MS) return;
     this.sweptAt = now;
     await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
