@@ -615,6 +615,87 @@ export function documentStoreContract(
       });
     });
 
+    describe('grouped indexes and text search in _id order', () => {
+      /** What the answer must be: every document tested by hand, sorted by _id. */
+      const expected = (docs: Map<string, Document>, test: (d: Document) => boolean, dir: 1 | -1, limit: number) =>
+        [...docs.values()]
+          .filter(test)
+          .map((d) => d._id)
+          .sort((a, b) => (a < b ? -dir : a > b ? dir : 0))
+          .slice(0, limit);
+
+      it('pages a group newest first by _id, under random inserts, moves, word changes and removals, as a scan would', async () => {
+        const col = store.collection('runs');
+        await col.createIndex({ name: 'by_chat', keys: { inst: 1, chat: 1 }, grouped: true });
+        await col.createIndex({ name: 'words', keys: { inst: 1 }, text: 'words' });
+        const docs = new Map<string, Document>();
+        let seed = 7;
+        const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+        const WORDS = ['ola', 'pix', 'boleto', 'zebra', 'frete'];
+        const words = () => [...new Set(Array.from({ length: 1 + rand(3) }, () => WORDS[rand(WORDS.length)] as string))];
+        // Ids out of order (a message older than those stored) and in bulk, as a history sync brings them.
+        const batch: Document[] = [];
+        for (let i = 0; i < 600; i++) {
+          const id = `i|${String(rand(100_000)).padStart(6, '0')}.${i}`;
+          const doc: Document = { _id: id, inst: 'i', chat: `c${rand(3)}`, words: words() };
+          batch.push(doc);
+          docs.set(id, doc);
+        }
+        await col.insertMany(batch);
+        for (let i = 0; i < 300; i++) {
+          const id = `i|${String(rand(100_000)).padStart(6, '0')}.x${i}`;
+          const doc: Document = { _id: id, inst: rand(5) === 0 ? 'j' : 'i', chat: `c${rand(3)}`, words: words() };
+          await col.insertOne(doc);
+          docs.set(id, doc);
+        }
+        const all = [...docs.keys()];
+        for (let i = 0; i < 200; i++) {
+          const id = all[rand(all.length)] as string;
+          if (!docs.has(id)) continue;
+          const r = rand(3);
+          if (r === 0) {
+            await col.deleteOne({ _id: id });
+            docs.delete(id);
+          } else if (r === 1) {
+            const chat = `c${rand(3)}`;
+            await col.updateOne({ _id: id }, { $set: { chat } });
+            (docs.get(id) as Document).chat = chat;
+          } else {
+            const w = words();
+            await col.updateOne({ _id: id }, { $set: { words: w } });
+            (docs.get(id) as Document).words = w;
+          }
+        }
+        const ids = (found: Document[]) => found.map((d) => d._id);
+        for (const chat of ['c0', 'c1', 'c2']) {
+          const inChat = (d: Document) => d.inst === 'i' && d.chat === chat;
+          expect(ids(await col.find({ inst: 'i', chat }, { sort: { _id: -1 }, limit: 40 }))).to.deep.equal(expected(docs, inChat, -1, 40));
+          expect(ids(await col.find({ inst: 'i', chat }, { sort: { _id: 1 }, limit: 1000 }))).to.deep.equal(expected(docs, inChat, 1, 1000));
+          const below = expected(docs, inChat, -1, 1000)[25] as string;
+          expect(ids(await col.find({ inst: 'i', chat, _id: { $gt: 'i|', $lt: below } }, { sort: { _id: -1 }, limit: 30 }))).to.deep.equal(
+            expected(docs, (d) => inChat(d) && d._id < below, -1, 30),
+          );
+        }
+        const has = (d: Document, w: string) => Array.isArray(d.words) && d.words.includes(w);
+        expect(ids(await col.find({ inst: 'i', chat: { $in: ['c0', 'c2'] } }, { sort: { _id: -1 }, limit: 50 }))).to.deep.equal(
+          expected(docs, (d) => d.inst === 'i' && (d.chat === 'c0' || d.chat === 'c2'), -1, 50),
+        );
+        expect(ids(await col.find({ inst: 'i', $text: { $search: '"zebra"' } }, { sort: { _id: -1 }, limit: 30 }))).to.deep.equal(expected(docs, (d) => d.inst === 'i' && has(d, 'zebra'), -1, 30));
+        expect(ids(await col.find({ inst: 'i', $text: { $search: '"pix" "frete"' } }, { sort: { _id: -1 }, limit: 1000 }))).to.deep.equal(
+          expected(docs, (d) => d.inst === 'i' && has(d, 'pix') && has(d, 'frete'), -1, 1000),
+        );
+        expect(ids(await col.find({ inst: 'i', chat: 'c1', $text: { $search: '"ola"' } }, { sort: { _id: -1 }, limit: 20 }))).to.deep.equal(
+          expected(docs, (d) => d.inst === 'i' && d.chat === 'c1' && has(d, 'ola'), -1, 20),
+        );
+        expect(ids(await col.find({ inst: 'i', $text: { $search: 'boleto zebra' } }, { sort: { _id: 1 }, limit: 1000 }))).to.deep.equal(
+          expected(docs, (d) => d.inst === 'i' && (has(d, 'boleto') || has(d, 'zebra')), 1, 1000),
+        );
+        expect(await col.count({ inst: 'j', chat: 'c1' })).to.equal([...docs.values()].filter((d) => d.inst === 'j' && d.chat === 'c1').length);
+        // Declared again as at every start: the same index, nothing rebuilt or refused.
+        await col.createIndex({ name: 'by_chat', keys: { inst: 1, chat: 1 }, grouped: true });
+      });
+    });
+
     describe('batch', () => {
       it('applies ops in order, each seeing the ones before it', async () => {
         await store.batch([

@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open, type DatabaseOptions } from 'lmdb';
-import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { EmbeddedDocumentStore, openStorage } from '../../src/infra/docstore/embedded/embedded-document-store.js';
+import { defineIndex } from '../../src/infra/docstore/embedded/index-keys.js';
 import { KeyBuilder } from '../../src/infra/docstore/embedded/key-codec.js';
 import { Storage } from '../../src/infra/docstore/embedded/storage.js';
 import { compareValues, EMPTY_ARRAY } from '../../src/infra/docstore/embedded/value-order.js';
@@ -306,6 +307,50 @@ describe('EmbeddedDocumentStore', () => {
 
     const page = await store.collection('chats').find({ instanceId: 'main' }, { sort, limit: 3 });
     expect(page.map((d) => d._id)).to.deep.equal(['c1950', 'c1850', 'c1750']);
+  });
+
+  it('reads a grouped index group by group in _id order: a page of a chat or of a word examines that page only', async () => {
+    const col = store.collection('msgs');
+    await col.createIndex({ name: 'by_chat', keys: { inst: 1, chat: 1 }, grouped: true });
+    await col.createIndex({ name: 'search', keys: { inst: 1 }, text: 'words' });
+    const id = (i: number) => `i|${String(i).padStart(5, '0')}`;
+    await col.insertMany(Array.from({ length: 3000 }, (_, i) => ({ _id: id(i), inst: 'i', chat: `c${i % 3}`, words: i % 10 === 0 ? ['order', 'x'] : ['x'] })));
+    const page = await store.explain('msgs', { inst: 'i', chat: 'c1' }, { sort: { _id: -1 }, limit: 50 });
+    expect(page).to.deep.equal({ plan: 'groups', index: 'by_chat', ordered: true, covered: false, docsExamined: 50, returned: 50 });
+    const before = await store.explain('msgs', { inst: 'i', chat: 'c1', _id: { $gt: 'i|', $lt: id(1501) } }, { sort: { _id: -1 }, limit: 50 });
+    expect(before).to.include({ plan: 'groups', docsExamined: 50, returned: 50 });
+    const words = await store.explain('msgs', { inst: 'i', $text: { $search: '"order" "x"' } }, { sort: { _id: -1 }, limit: 20 });
+    expect(words).to.include({ plan: 'groups', index: 'search', docsExamined: 20, returned: 20 });
+    const found = await col.find({ inst: 'i', $text: { $search: '"order"' } }, { sort: { _id: -1 }, limit: 2 });
+    expect(found.map((d) => d._id)).to.deep.equal([id(2990), id(2980)]);
+  });
+
+  it('rebuilds a text index stored one entry per word (a store of an earlier version) as runs of ids when it is declared', async () => {
+    const col = store.collection('notes');
+    await col.insertMany([
+      { _id: 'n1', owner: 'a', words: ['cafe', 'leite'] },
+      { _id: 'n2', owner: 'a', words: ['cafe'] },
+    ]);
+    await store.close();
+    // The old layout, as an earlier version wrote it: entries in index-entries, no `grouped` in the catalog.
+    const root = open({ path: dir });
+    const storage = openStorage(root);
+    const old = defineIndex('notes', { name: 'words', keys: { owner: 1 }, text: 'words' }, false, false, false);
+    root.transactionSync(() => storage.buildIndex(old));
+    const entries = () => [...root.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' }).getKeys()].length;
+    expect(entries()).to.equal(3);
+    await root.close();
+    store = await EmbeddedDocumentStore.open({ path: dir });
+    expect(await store.explain('notes', { owner: 'a', $text: { $search: '"cafe"' } })).to.include({ plan: 'index', returned: 2 });
+    await store.collection('notes').createIndex({ name: 'words', keys: { owner: 1 }, text: 'words' });
+    expect(await store.explain('notes', { owner: 'a', $text: { $search: '"cafe"' } }, { sort: { _id: -1 } })).to.include({ plan: 'groups', returned: 2 });
+    const again = await store.collection('notes').find({ owner: 'a', $text: { $search: '"leite"' } });
+    expect(again.map((d) => d._id)).to.deep.equal(['n1']);
+    await store.close();
+    const reopened = open({ path: dir });
+    expect([...reopened.openDB({ name: 'index-entries', keyEncoding: 'binary', encoding: 'string' }).getKeys()].length).to.equal(0);
+    await reopened.close();
+    store = await EmbeddedDocumentStore.open({ path: dir });
   });
 
   it('reads a range of _id from where it starts: the next page after an _id examines that page only', async () => {
