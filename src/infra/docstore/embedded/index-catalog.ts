@@ -11,6 +11,8 @@ interface StoredIndex {
   text?: string;
   /** Stored as runs of _ids (IndexDef.grouped); absent for a text index of the old layout. */
   grouped?: boolean;
+  /** Entries hold the _id's length, not the _id (IndexDef.idInKey); absent in older stores. */
+  idInKey?: boolean;
 }
 
 /** A collection without indexes: one list, so that it stays the same list (see register). */
@@ -30,7 +32,7 @@ export class IndexCatalog {
       const [collection, name] = key;
       const partial = value.partialFilterExpression === undefined ? {} : { partialFilterExpression: value.partialFilterExpression };
       const text = value.text === undefined ? {} : { text: value.text };
-      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial, ...text }, value.multikey, true, value.grouped === true));
+      this.register(defineIndex(collection, { name, keys: value.keys, unique: value.unique, ...partial, ...text }, value.multikey, true, value.grouped === true, value.idInKey === true));
     }
   }
 
@@ -80,6 +82,7 @@ export class IndexCatalog {
       keys: Object.fromEntries(def.text === undefined ? def.keys : def.keys.slice(0, -1)),
       ...(def.text === undefined ? {} : { text: def.text }),
       ...(def.grouped ? { grouped: true } : {}),
+      ...(def.idInKey ? { idInKey: true } : {}),
       unique: def.unique,
       multikey: def.multikey,
       ...(def.partial ? { partialFilterExpression: def.partial.expression } : {}),

@@ -27,6 +27,11 @@ export interface IndexDef {
    * grouped is not, until createIndex rebuilds it (write-ops.ts).
    */
   readonly grouped: boolean;
+  /**
+   * An entry's value is the length of the _id ending its key (one character), not the _id again:
+   * indexes made from this version on. Those of older stores keep the _id as the value.
+   */
+  readonly idInKey: boolean;
 }
 
 export interface IndexEntry {
@@ -48,7 +53,14 @@ export interface DocumentEntries {
 /** Guards against a document whose arrays would multiply into an unbounded number of entries. */
 const MAX_ENTRIES_PER_DOCUMENT = 10_000;
 
-export function defineIndex(collection: string, spec: IndexSpec, multikey = false, ready = false, grouped = spec.grouped === true || spec.text !== undefined): IndexDef {
+export function defineIndex(
+  collection: string,
+  spec: IndexSpec,
+  multikey = false,
+  ready = false,
+  grouped = spec.grouped === true || spec.text !== undefined,
+  idInKey = true,
+): IndexDef {
   const keys = specKeys(spec);
   if (keys.length === 0) throw new TypeError(`index ${spec.name} has no keys`);
   for (const [path, dir] of keys) {
@@ -57,7 +69,7 @@ export function defineIndex(collection: string, spec: IndexSpec, multikey = fals
   const partial = spec.partialFilterExpression === undefined ? undefined : compilePartialFilter(spec.partialFilterExpression);
   if (grouped && (partial || spec.unique === true)) throw new TypeError(`index ${spec.name}: a grouped or text index can be neither partial nor unique here`);
   const prefix = new KeyBuilder().string(collection).string(spec.name).build();
-  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix, text: spec.text, grouped };
+  return { collection, name: spec.name, keys, unique: spec.unique === true, partial, multikey, ready, prefix, text: spec.text, grouped, idInKey };
 }
 
 /** The index's keys; a text index's words come last, one entry per word (multikey). */
@@ -82,6 +94,16 @@ export function sameDefinition(def: IndexDef, spec: IndexSpec): boolean {
 /** Same definition but stored the old way (a text index of one entry per word): createIndex rebuilds it. */
 export function sameButLayout(def: IndexDef, spec: IndexSpec): boolean {
   return !def.grouped && (spec.grouped === true || spec.text !== undefined) && sameDefinition({ ...def, grouped: true }, spec);
+}
+
+/** What an entry of this index holds as its value (see IndexDef.idInKey). */
+export function entryValue(def: IndexDef, key: Buffer, valueLength: number, id: string): string {
+  return def.idInKey ? String.fromCharCode(key.length - valueLength) : id;
+}
+
+/** The _id of an entry read back. */
+export function entryId(idInKey: boolean, key: Buffer, value: string): string {
+  return idInKey ? key.toString('utf8', key.length - value.charCodeAt(0)) : value;
 }
 
 /** The groups (prefix and values, no _id) a document is in, for a grouped index. */

@@ -72,7 +72,7 @@ function find(
   const plan = planQuery(filter, options.sort, storage.catalog.ready(collection));
 
   if (plan.ordered && plan.covered && plan.kind === 'index' && plan.ranges.length === 1) {
-    const ids = storage.scanIndex(plan.ranges[0] as KeyRange, plan.reverse, skip, Number.isFinite(limit) ? limit : undefined);
+    const ids = storage.scanIndex(plan.index, plan.ranges[0] as KeyRange, plan.reverse, skip, Number.isFinite(limit) ? limit : undefined);
     return { plan, docs: fetchAll(storage, collection, ids, stats) };
   }
 
@@ -130,7 +130,7 @@ function* candidates(storage: Storage, collection: string, plan: Plan, stats: St
       // Only a multikey index can list a document twice (once per array element).
       const seen = plan.index.multikey ? new Set<string>() : undefined;
       for (const range of plan.ranges) {
-        for (const id of storage.scanIndex(range, plan.reverse)) {
+        for (const id of storage.scanIndex(plan.index, range, plan.reverse)) {
           if (seen?.has(id)) continue;
           seen?.add(id);
           const doc = fetch(storage, collection, id, stats);

@@ -4,7 +4,7 @@ import { forgetUnsavedShapes, savedShapes } from '../../lmdb-shapes.js';
 import { outweighs } from '../../outweighs.js';
 import { DuplicateKeyError, type Document } from '../port.js';
 import type { IndexCatalog } from './index-catalog.js';
-import { groupsOf, indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
+import { entryId, entryValue, groupsOf, indexEntries, NO_ENTRIES, valuePrefix, type IndexDef, type IndexEntry } from './index-keys.js';
 import { addToGroup, removeFromGroup, scanGroup, type GroupDb } from './id-groups.js';
 import { ByteArena } from './byte-arena.js';
 import { deepCopy } from './deep-copy.js';
@@ -199,10 +199,11 @@ export class Storage {
   }
 
   /** The _ids of the entries in range, in key order (or reverse). */
-  scanIndex(range: KeyRange, reverse: boolean, offset = 0, limit?: number): Iterable<string> {
+  scanIndex(def: IndexDef, range: KeyRange, reverse: boolean, offset = 0, limit?: number): Iterable<string> {
     const options: RangeOptions = { ...rangeOptions(range, reverse), offset };
     if (limit !== undefined) options.limit = limit;
-    return this.index.getRange(options).map((entry) => entry.value);
+    const idInKey = def.idInKey;
+    return this.index.getRange(options).map((entry) => entryId(idInKey, entry.key, entry.value));
   }
 
   /** The _ids of a grouped index's group, in _id byte order (or reverse), within the bounds when given. */
@@ -304,7 +305,7 @@ export class Storage {
           const entryKey = bytes.item(item++);
           const valueLength = layout[at++] as number;
           if (def.unique) this.checkUnique(def, entryKey.subarray(0, valueLength), doc._id, () => entryValues(def, doc, entryKey));
-          this.index.putSync(entryKey, id);
+          this.index.putSync(entryKey, def.idInKey ? String.fromCharCode(entryKey.length - valueLength) : id);
         }
         if (multikey && !def.multikey) this.catalog.markMultikey(def);
       }
@@ -434,12 +435,12 @@ export class Storage {
 
   private addEntry(def: IndexDef, entry: IndexEntry, id: string): void {
     if (def.unique) this.checkUnique(def, valuePrefix(entry), id, () => entry.values);
-    this.index.putSync(entry.key, id);
+    this.index.putSync(entry.key, entryValue(def, entry.key, entry.valueLength, id));
   }
 
   /** A unique index admits one document per values: another one's entry with this prefix fails the write. */
   private checkUnique(def: IndexDef, prefix: Buffer, id: string, values: () => unknown[]): void {
-    for (const other of this.scanIndex(prefixRange(prefix), false, 0, 2)) {
+    for (const other of this.scanIndex(def, prefixRange(prefix), false, 0, 2)) {
       if (other !== id) throw new DuplicateKeyError(def.collection, `${def.name} dup key: ${describe(values())}`);
     }
   }
