@@ -141,19 +141,21 @@ function* candidates(storage: Storage, collection: string, plan: Plan, stats: St
   }
 }
 
-/** A groups plan's _ids: one group streamed; several read whole, then intersected or merged. */
+/**
+ * A groups plan's _ids: one group streamed. Every word of a search (`all`): the group of fewest
+ * runs streamed, the other words left to the filter (it holds them as $all) on the documents
+ * read, which stop at the page; reading a common word's whole run cost more than that. Any of
+ * several groups (a chat under two names, bare words): read whole, merged in _id order.
+ */
 function groupIds(storage: Storage, plan: Extract<Plan, { kind: 'groups' }>): Iterable<string> {
   const [only] = plan.groups;
   if (plan.groups.length === 1 && only) return storage.scanGroup(only, plan.reverse, plan.ids);
-  // The shortest run first: the intersection keeps no more than it holds.
-  const lists = plan.groups.map((group) => [...storage.scanGroup(group, false, plan.ids)]).sort((a, b) => a.length - b.length);
-  let ids: string[];
   if (plan.all) {
-    const others = lists.slice(1).map((list) => new Set(list));
-    ids = (lists[0] ?? []).filter((id) => others.every((set) => set.has(id)));
-  } else {
-    ids = [...new Set(lists.flat())].sort(byBytes);
+    const runs = plan.groups.map((group) => storage.countGroupRuns(group));
+    const fewest = plan.groups[runs.indexOf(Math.min(...runs))] as Buffer;
+    return storage.scanGroup(fewest, plan.reverse, plan.ids);
   }
+  const ids = [...new Set(plan.groups.flatMap((group) => [...storage.scanGroup(group, false, plan.ids)]))].sort(byBytes);
   return plan.reverse ? ids.reverse() : ids;
 }
 

@@ -213,6 +213,11 @@ export class Storage {
     return mapIds(scanGroup(this.groups, group, reverse, low, high), ids);
   }
 
+  /** How many runs a group of a grouped index has: a measure of its size, read from keys alone. */
+  countGroupRuns(group: Buffer): number {
+    return this.groups.getKeysCount(rangeOptions(prefixRange(group), false));
+  }
+
   countIndex(range: KeyRange): number {
     return this.index.getKeysCount(rangeOptions(range, false));
   }
