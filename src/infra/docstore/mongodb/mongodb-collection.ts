@@ -1,4 +1,4 @@
-import type { Collection as DriverCollection, WriteConcernSettings } from 'mongodb';
+import type { Collection as DriverCollection, IndexSpecification, WriteConcernSettings } from 'mongodb';
 import { deepCopy } from '../embedded/deep-copy.js';
 import type { Collection, Document, Filter, FindOptions, IndexSpec, Update, UpdateOptions, UpdateResult, WriteOptions } from '../port.js';
 import { isMissingIndex } from './errors.js';
@@ -90,9 +90,12 @@ export class MongoCollection<T extends Document> implements Collection<T> {
   }
 
   async createIndex(spec: IndexSpec): Promise<void> {
-    const { name, keys, unique, partialFilterExpression, text } = deepCopy(spec);
+    const { name, keys, unique, partialFilterExpression, text, grouped } = deepCopy(spec);
+    // A grouped index answers its equality keys in `_id` order (a chat's page, newest first): on
+    // MongoDB that is `_id` as the index's last key, so the page is read in order, not sorted in memory.
+    const fields: IndexSpecification = text ? { ...keys, [text]: 'text' } : grouped ? { ...keys, _id: 1 } : { ...keys };
     await this.write((c) =>
-      c.createIndex(text ? { ...keys, [text]: 'text' } : { ...keys }, {
+      c.createIndex(fields, {
         name,
         ...(unique ? { unique: true } : {}),
         ...(partialFilterExpression ? { partialFilterExpression } : {}),
