@@ -23,7 +23,10 @@ export interface GatewayFixture {
 export function useGateway(env: FixtureEnv = {}, options: GatewayOptions = {}): GatewayFixture {
   let gateway: TestGateway | undefined;
   let account: TestAccount | undefined;
-  before(async () => {
+  before(async function () {
+    // A gateway's start (stores opened, projections caught up) and a sign-up take seconds on a
+    // busy machine, more than mocha's 20 s when the CI runs files side by side on 2 cores.
+    this.timeout(Math.max(this.timeout(), 120_000));
     gateway = await startTestGateway(typeof env === 'function' ? env() : env, options);
     account = await newAccount(gateway.api);
   });
