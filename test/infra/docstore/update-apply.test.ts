@@ -79,6 +79,42 @@ describe('update application (the fast path for top-level $set, $unset, $inc, $m
     }
   });
 
+  it('computes what mingo computes for a counter one level down (the stats histogram), and leaves the original alone', () => {
+    for (let seed = 1; seed <= 2000; seed++) {
+      const g = generator(seed);
+      const doc: Document = { _id: 'd' };
+      if (g.next() < 0.7) doc.h = g.pick([() => ({}), () => ({ '3': 2, x: 1 }), () => ({ '3': 'no' }), () => [1, 2], () => 5, () => null])();
+      if (g.next() < 0.5) doc.n = 1;
+      const inc: Record<string, number> = {};
+      for (const f of ['h.3', 'h.x', 'h.12', 'n']) if (g.next() < 0.5) inc[f] = g.pick([0, 1, -2, 2.5]);
+      if (Object.keys(inc).length === 0) inc['h.3'] = 1;
+      const update: Update = { $inc: inc, $setOnInsert: { s: 1 } };
+      const original = structuredClone(doc);
+      const context = `seed ${seed}: ${JSON.stringify(doc)} ${JSON.stringify(update)}`;
+      let expected: { doc: Document; changed: boolean } | Error;
+      try {
+        expected = reference(doc, update);
+      } catch (err) {
+        expected = err as Error;
+      }
+      let actual: { doc: Document; changed: boolean } | Error;
+      try {
+        actual = applyUpdate(doc, update);
+      } catch (err) {
+        actual = err as Error;
+      }
+      expect(doc, context).to.deep.equal(original);
+      if (expected instanceof Error) {
+        expect(actual, context).to.be.instanceOf(Error);
+        continue;
+      }
+      expect(actual, context).not.to.be.instanceOf(Error);
+      const got = actual as { doc: Document; changed: boolean };
+      expect(got.doc, context).to.deep.equal(expected.doc);
+      expect(got.changed, context).to.equal(expected.changed);
+    }
+  });
+
   it('leaves the document it was given unchanged', () => {
     const doc: Document = { _id: 'd', n: 1, o: { k: 1 } };
     const { doc: next } = applyUpdate(doc, { $set: { o: { k: 2 } }, $inc: { n: 1 }, $unset: { gone: '' } });

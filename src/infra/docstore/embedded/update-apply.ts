@@ -87,6 +87,10 @@ function isSimpleUpdate(doc: Record<string, unknown>, update: Update, upserting 
     }
     const fields = update[op] as Record<string, unknown>;
     for (const field in fields) {
+      if (op === '$inc' && !upserting && field.includes('.')) {
+        if (!isSimpleNestedInc(doc, field, fields[field])) return false;
+        continue;
+      }
       if (field === '' || field === '_id' || field.includes('.') || field.startsWith('$')) return false;
       if (upserting && field in Object.prototype) return false;
       if (op === '$set' && fields[field] === undefined) return false;
@@ -95,6 +99,43 @@ function isSimpleUpdate(doc: Record<string, unknown>, update: Update, upserting 
       if (op === '$max' && (field in Object.prototype || !isNumber(fields[field]) || (Object.hasOwn(doc, field) && !isNumber(doc[field])))) return false;
     }
   }
+  return true;
+}
+
+/**
+ * A counter one level down (the stats histogram's `latency.<bucket>`): `a.b` where `a` is missing
+ * or a plain object whose `b` is missing or a number. Through mingo it cost the stats projection
+ * about 1 ms a message; mingo makes the same document (`a` created as an object, `b` added to).
+ * Arrays (mingo reads `b` as an index), numeric-looking members of a missing `a` (mingo still
+ * makes an object, but keep the doubt out) and Object.prototype names stay with mingo.
+ */
+function isSimpleNestedInc(doc: Record<string, unknown>, field: string, by: unknown): boolean {
+  if (typeof by !== 'number') return false;
+  const dot = field.indexOf('.');
+  const outer = field.slice(0, dot);
+  const inner = field.slice(dot + 1);
+  if (outer === '' || inner === '' || inner.includes('.') || outer === '_id' || outer.startsWith('$') || inner.startsWith('$')) return false;
+  if (outer in Object.prototype || inner in Object.prototype) return false;
+  if (!Object.hasOwn(doc, outer)) return true;
+  const value = doc[outer];
+  if (!isPlainObject(value)) return false;
+  return !Object.hasOwn(value, inner) || typeof (value as Record<string, unknown>)[inner] === 'number';
+}
+
+/** `next[outer][inner] += by` on a copy of `next[outer]` (the stored document's object is shared). */
+function incNested(next: Document, field: string, by: number): boolean {
+  const dot = field.indexOf('.');
+  const outer = field.slice(0, dot);
+  const inner = field.slice(dot + 1);
+  const current = next[outer] as Record<string, unknown> | undefined;
+  const copy: Record<string, unknown> = current === undefined ? {} : { ...current };
+  next[outer] = copy;
+  if (!Object.hasOwn(copy, inner)) {
+    copy[inner] = by;
+    return true;
+  }
+  if (by === 0) return false;
+  copy[inner] = (copy[inner] as number) + by;
   return true;
 }
 
@@ -117,7 +158,9 @@ function applySimpleTo(next: Document, update: Update): boolean {
   const inc = update.$inc as Record<string, number> | undefined;
   for (const field in inc) {
     const by = inc[field] as number;
-    if (!Object.hasOwn(next, field)) {
+    if (field.includes('.')) {
+      if (incNested(next, field, by)) changed = true;
+    } else if (!Object.hasOwn(next, field)) {
       next[field] = by;
       changed = true;
     } else if (by !== 0) {

@@ -1,7 +1,7 @@
 import { matchesExpectedRevision } from '../port.js';
 import type { EventData, ExpectedRevision, JsonObject } from '../port.js';
 import type { RecentIds } from './recent-ids.js';
-import { LAST_POSITION, lastPosition } from './storage.js';
+import { LAST_POSITION } from './storage.js';
 import { headOf, positionOf } from './stream-index.js';
 import type { StreamIndex } from './stream-index.js';
 import type { RecentLog } from './recent-log.js';
@@ -50,6 +50,12 @@ export interface AppendContext extends StreamIndex {
   recent: RecentIds;
   /** The newest entries as written, for subscribers at the head. */
   tail: RecentLog;
+  /**
+   * The log's last position, as LAST_POSITION holds it inside the write transaction: kept here so
+   * an append does not read it back from lmdb (a B-tree lookup per append). Moved only inside the
+   * transaction, and put back by the batch's undo if it aborts.
+   */
+  last: number;
 }
 
 /**
@@ -71,7 +77,7 @@ export function applyAppend(
   if (retried) return retried;
   if (!matchesExpectedRevision(expected, BigInt(head))) return { ok: false, actual: head };
 
-  const first = lastPosition(storage) + 1;
+  const first = context.last + 1;
   if (events.length === 0) return { ok: true, nextRevision: head, position: first - 1 };
   events.forEach((event, i) => {
     const revision = head + 1 + i;
@@ -84,6 +90,7 @@ export function applyAppend(
   });
   const position = first + events.length - 1;
   storage.state.putSync(LAST_POSITION, position);
+  context.last = position;
   return { ok: true, nextRevision: head + events.length, position };
 }
 

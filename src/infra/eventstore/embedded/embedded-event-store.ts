@@ -72,12 +72,13 @@ export class EmbeddedEventStore implements EventStore {
     private readonly now: () => number,
     private readonly indexBatch: number,
   ) {
-    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG) };
+    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG), last: lastPosition(storage) };
     recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
     this.writes = new GroupCommit(storage.env, {
       begin: () => {
-        const before = lastPosition(storage);
+        const before = this.context.last;
         return () => {
+          this.context.last = before;
           this.context.unindexed.dropAfter(before);
           this.context.tail.dropAfter(before);
           // The batch's events are gone, and any event shape it saved with them.
@@ -86,7 +87,7 @@ export class EmbeddedEventStore implements EventStore {
       },
     });
     // Whatever is on disk at open time is as durable as it will ever be.
-    this.head = new DurableHead(lastPosition(storage));
+    this.head = new DurableHead(this.context.last);
   }
 
   static async open(options: EmbeddedEventStoreOptions): Promise<EmbeddedEventStore> {

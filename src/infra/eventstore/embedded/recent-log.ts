@@ -10,10 +10,13 @@ import type { StoredEvent } from './storage.js';
  * an aborted batch is dropped from the top, the oldest fall off the bottom, and a scavenge
  * empties it. A read it cannot answer whole answers undefined, and the log is read instead.
  *
- * Entries are frozen: every reader shares them (the log decodes a fresh copy per read).
+ * Entries are frozen and made into RecordedEvents once, when added: every reader (each projection's
+ * subscription) gets the same object for a position, so typedEvent's weak map checks an event's
+ * schema once instead of once per reader, and the envelope is not rebuilt per reader either
+ * (the log decodes a fresh copy per read).
  */
 export class RecentLog {
-  private readonly entries = new Map<number, StoredEvent>();
+  private readonly entries = new Map<number, RecordedEvent>();
   private low = 0;
   private high = -1;
 
@@ -29,7 +32,7 @@ export class RecentLog {
     if (this.entries.size > 0 && position !== this.high + 1) this.clear();
     deepFreeze(stored);
     if (this.entries.size === 0) this.low = position;
-    this.entries.set(position, stored);
+    this.entries.set(position, Object.freeze(toRecordedEvent(stored, position)));
     this.high = position;
     while (this.entries.size > this.capacity) this.entries.delete(this.low++);
   }
@@ -50,7 +53,7 @@ export class RecentLog {
     if (this.entries.size === 0 || after + 1 < this.low || upTo > this.high) return undefined;
     const events: RecordedEvent[] = [];
     for (let position = after + 1; position <= upTo && events.length < maxCount; position++) {
-      events.push(toRecordedEvent(this.entries.get(position) as StoredEvent, position));
+      events.push(this.entries.get(position) as RecordedEvent);
     }
     return events;
   }
