@@ -98,7 +98,7 @@ describe('three gateway nodes share the sessions and lanes, and rebalance when o
         sent.push(text);
       }
     })();
-    await waitFor(() => sent.length >= 30, 'messages flowing');
+    await waitFor(() => sent.length >= 30, 'messages flowing', 120_000);
 
     // Kill one: its leases lapse and the two others take its share.
     nodes[2]!.child.kill('SIGKILL');
@@ -109,7 +109,7 @@ describe('three gateway nodes share the sessions and lanes, and rebalance when o
     });
     const movedMs = Date.now() - killedAt;
     const beforeRestart = sent.length;
-    await waitFor(() => sent.length >= beforeRestart + 30, 'messages flowing after the kill');
+    await waitFor(() => sent.length >= beforeRestart + 30, 'messages flowing after the kill', 120_000);
 
     // Start it again (a new process): the others hand it its share back.
     nodes[2] = await cluster.node(keys, env);
@@ -118,7 +118,7 @@ describe('three gateway nodes share the sessions and lanes, and rebalance when o
     await waitFor(() => balanced(nodes, 20), '20 ± 1 on each node again', 60_000);
     const rebalancedMs = Date.now() - joinedAt;
     const afterJoin = sent.length;
-    await waitFor(() => sent.length >= afterJoin + 30, 'messages flowing after the join');
+    await waitFor(() => sent.length >= afterJoin + 30, 'messages flowing after the join', 120_000);
     sending = false;
     await flow;
 
