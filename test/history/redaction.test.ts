@@ -42,7 +42,7 @@ const SHOWN = new Set(
   sections selected_options thumbnail title undecrypted view_once voter_jid waveform send_at was
   ptv album images videos event start_s end_s join_link canceled expires_s group_name
   bot_id trigger value scope expire_minutes stop_keyword pause_on_human typebot model system_prompt max_history at answers
-  bot_session choices idle_minutes attempt gave_up`.split(/\s+/),
+  bot_session choices idle_minutes attempt gave_up vision`.split(/\s+/),
 );
 
 describe('history redaction', () => {
