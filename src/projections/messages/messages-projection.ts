@@ -5,9 +5,9 @@ import type { DocumentStore, Update, WriteOp } from '../../infra/docstore/port.j
 import { phoneOf } from '../chats/lid-merge.js';
 import { occurredAt, type Projection } from '../projection.js';
 import { CHANGES, contentOfMessage, contentOfOutgoing, type Content } from './message-content.js';
-import { CHECKPOINTS } from '../runner.js';
-import { isOldLayoutId, MESSAGES, messageDocId, orderOf, personKey, STATUS_RANK, type MessageDoc } from './message-doc.js';
+import { MESSAGES, messageDocId, orderOf, personKey, STATUS_RANK, type MessageDoc } from './message-doc.js';
 import { wordsOf } from './words.js';
+import { rekeyOldLayout } from './rekey-old-layout.js';
 
 export const MESSAGE_EVENTS = ['MessageSent', 'MessageReceived', 'HistorySyncReceived'] as const;
 
@@ -40,13 +40,9 @@ export const messagesProjection: Projection = {
   eventTypes: new Set([...MESSAGE_EVENTS, 'ReceiptReceived', 'SendScheduled', 'SendQueued', 'SendCanceled', 'SendAbandoned']),
   async setup(docs: DocumentStore) {
     const messages = docs.collection<MessageDoc>(MESSAGES);
-    // A model stored with `_id` `<instance>|<chat>|<order>` (before by_chat) pages wrongly now: it
-    // is emptied and its checkpoint dropped, so the runner folds it again from the log's start.
-    const first = await messages.findOne({});
-    if (first && isOldLayoutId(first._id)) {
-      await messages.deleteMany({});
-      await docs.collection(CHECKPOINTS).deleteOne({ _id: 'messages' });
-    }
+    // A model stored with `_id` `<instance>|<chat>|<order>` (before by_chat) pages wrongly now:
+    // its messages move to today's `_id`s before the indexes are declared.
+    await rekeyOldLayout(docs);
     await messages.createIndex({ name: 'by_message', keys: { instance_id: 1, message_id: 1, chat_jid: 1 }, unique: true });
     // A chat's page: its messages in `_id` order; on the embedded store a run of ids per chat.
     await messages.createIndex({ name: 'by_chat', keys: { instance_id: 1, chat_jid: 1 }, grouped: true });
