@@ -8,6 +8,9 @@ const amqplib = () => createRequire(import.meta.url)('amqplib') as typeof Amqp;
 import type { Logger } from '../../infra/logging/logger.js';
 import { describeError, type ExportMessage, type PublishOutcome, type Sink } from './port.js';
 
+/** How long a learned size limit holds before one more message over it is offered to the broker. */
+const MAX_BODY_KEPT_MS = 10 * 60_000;
+
 export interface AmqpSinkOptions {
   url: string;
   exchange: string;
@@ -41,7 +44,11 @@ export class AmqpSink implements Sink {
    * of closing the channel over it again and again. Kept until restart (a broker whose limit is
    * raised meanwhile takes such messages after the gateway restarts).
    */
-  private maxBodyBytes: number | null = null;
+  /**
+   * The broker's max_message_size, learned from its refusal. Forgotten after a while: an operator
+   * may raise it, and a message refused for good must be one the broker refuses now.
+   */
+  private maxBody: { bytes: number; learnedAt: number } | null = null;
 
   constructor(private readonly o: AmqpSinkOptions) {}
 
@@ -99,7 +106,7 @@ export class AmqpSink implements Sink {
     channel.on('error', (err: Error) => {
       this.error = describeError(err);
       const limit = /larger than configured max size (\d+)/i.exec(err.message);
-      if (limit) this.maxBodyBytes = Number(limit[1]);
+      if (limit) this.maxBody = { bytes: Number(limit[1]), learnedAt: Date.now() };
     });
     channel.on('close', () => {
       if (this.channel !== channel) return;
@@ -131,7 +138,7 @@ export class AmqpSink implements Sink {
   async publish(messages: readonly ExportMessage[]): Promise<PublishOutcome> {
     const channel = this.channel;
     if (!channel) return { published: 0, failure: { message: `not connected: ${this.error ?? 'connecting'}`, permanent: false } };
-    const limit = this.maxBodyBytes;
+    const limit = this.maxBody && Date.now() - this.maxBody.learnedAt < MAX_BODY_KEPT_MS ? this.maxBody.bytes : null;
     const tooLarge = limit === null ? -1 : messages.findIndex((m) => m.body.length > limit);
     const refusal = (at: number): PublishOutcome => ({
       published: at,
