@@ -5,6 +5,7 @@ import { newDeploymentKeys, settled, useSharedBackends, type DeploymentKeys } fr
 import { apiFor, newAccount, newInstance, type Api, type TestAccount } from '../support/gateway.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from '../webhooks/support/receiver.js';
+import { phoneMessage } from '../support/phone-message.js';
 
 const TTL_MS = 5_000;
 const INSTANCES = 3;
@@ -28,15 +29,6 @@ interface Line {
  * instance at the time (the lease says which), as the real network reaches whichever node holds
  * the socket.
  */
-/** A phone's message as a client sends it: retried on the 503 (Retry-After) of a session changing nodes. */
-async function phoneMessage<R extends { status: number; headers: Headers }>(post: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await post();
-    if (res.status !== 503 || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 1000 * Math.min(2, Number(res.headers.get('retry-after') ?? 1) || 1)));
-  }
-}
 
 describe('two gateway nodes on shared backends, one killed (SIGKILL)', function () {
   this.timeout(240_000);

@@ -10,23 +10,10 @@ import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { startNats, type NatsServer } from '../servers/brokers/nats.js';
 import { startRabbitMq, type RabbitMq } from '../servers/brokers/rabbitmq.js';
 import { AmqpTap, streamMessages, type Consumed } from './support/consumers.js';
+import { phoneMessage } from '../support/phone-message.js';
 
 const TOTAL = 400;
 const SENDERS = 8;
-
-/**
- * A phone's message as a client sends it: on shared backends (the adapters' pass) the restarted
- * node forwards it to the session's owner, and answers 503 with Retry-After while the killed one
- * still holds the lease (as the webhook crash tests do).
- */
-async function phoneMessage<R extends { status: number; headers: Headers }>(post: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await post();
-    if (res.status !== 503 || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 1000 * Math.min(2, Number(res.headers.get('retry-after') ?? 1) || 1)));
-  }
-}
 
 describe('event export across a gateway crash (SIGKILL), real brokers', function () {
   this.timeout(300_000);

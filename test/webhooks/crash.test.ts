@@ -9,22 +9,10 @@ import { apiFor, newAccount, newInstance, testBackendsFor, type Api } from '../s
 import { spawnGateway, type GatewayProcess } from '../support/process.js';
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { Receiver } from './support/receiver.js';
+import { phoneMessage } from '../support/phone-message.js';
 
 const TOTAL = 1000;
 const SENDERS = 8;
-
-/**
- * A phone's message as a client sends it: on shared backends the restarted node forwards it to the
- * session's owner, and answers 503 with Retry-After while the killed one still holds the lease.
- */
-async function phoneMessage<R extends { status: number; headers: Headers }>(post: () => Promise<R>): Promise<R> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const res = await post();
-    if (res.status !== 503 || Date.now() > deadline) return res;
-    await new Promise((r) => setTimeout(r, 1000 * Math.min(2, Number(res.headers.get('retry-after') ?? 1) || 1)));
-  }
-}
 
 describe('webhooks across a crash (SIGKILL)', function () {
   this.timeout(180_000);
