@@ -210,8 +210,8 @@ export class SessionLifecycle {
   }
 
   /** One slot's records go in order: a disconnect is never stored after the reconnect it caused. */
-  record(slot: Slot, events: SessionEvent[], context?: CommandContext): Promise<bigint | null> {
-    const done = slot.recording.then(() => this.o.log.record(slot.instanceId, slot.accountId, events, context));
+  record(slot: Slot, events: SessionEvent[], context?: CommandContext, after: Promise<unknown> = Promise.resolve()): Promise<bigint | null> {
+    const done = slot.recording.then(() => after).then(() => this.o.log.record(slot.instanceId, slot.accountId, events, context));
     slot.recording = done.catch(() => null);
     return done;
   }
@@ -324,9 +324,8 @@ export class SessionLifecycle {
     if (wipe) slot.paired = false;
     // The wipe comes first: a LoggedOut in the log always means the credentials are gone.
     const cleared = wipe ? this.o.authState(slot.instanceId).clear() : Promise.resolve();
-    void cleared
-      .then(() => this.record(slot, events))
-      .catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
+    // Chained now, not once the wipe is done: whoever waits on the slot's records waits for these too.
+    void this.record(slot, events, undefined, cleared).catch((err: unknown) => this.o.logger.error({ err, instanceId: slot.instanceId }, 'recording a disconnect failed'));
 
     // An unpaired socket that closes (QR expired) is not worth re-opening until asked again.
     if (decision.action === 'reconnect' && (slot.paired || retryNow)) {

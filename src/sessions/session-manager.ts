@@ -117,6 +117,11 @@ export class SessionManager {
     if (slot) await this.lifecycle.retire(slot);
   }
 
+  /** Resolves once the session's pending records (a close's LoggedOut or Disconnected) are stored. */
+  async recorded(instanceId: string): Promise<void> {
+    await this.lifecycle.get(instanceId)?.recording;
+  }
+
   isConnected(instanceId: string): boolean {
     return this.lifecycle.get(instanceId)?.open ?? false;
   }

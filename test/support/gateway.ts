@@ -80,7 +80,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     HOST: '127.0.0.1',
     DATA_DIR: dir,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SCRYPT_LOG_N: '10',
     ALLOW_PRIVATE_TARGETS: 'true',
     ...backends,

@@ -15,6 +15,8 @@ export interface SessionControl {
   release(instanceId: string): Promise<void>;
   /** A socket is open, opening or due to reconnect here. */
   isLive(instanceId: string): boolean;
+  /** Resolves once what the session's last close recorded is stored (a logout seen at takeover). */
+  recorded?(instanceId: string): Promise<void>;
 }
 
 export interface SessionOwnershipOptions {
@@ -231,6 +233,10 @@ export class SessionOwnership implements SessionHandover {
   private async giveBackUnopened(instanceId: string): Promise<void> {
     const held = this.held.get(instanceId);
     if (!held || this.stopped || this.control?.isLive(instanceId)) return;
+    // What the close found (the phone removed the device meanwhile) is recorded under this lease:
+    // released first, the record would be refused as no longer this node's.
+    await this.control?.recorded?.(instanceId);
+    if (this.held.get(instanceId) !== held || this.control?.isLive(instanceId)) return;
     this.held.delete(instanceId);
     this.o.logger.warn({ instanceId }, 'session taken over but not opened: its lease is given back');
     await held.release();
