@@ -1,3 +1,4 @@
+import { fileTypeFromBuffer } from 'file-type';
 import type { Logger } from '../infra/logging/logger.js';
 import type { MediaDownloader } from '../media/media-downloader.js';
 import { parseMediaRequest } from '../media/media-request.js';
@@ -13,15 +14,15 @@ export interface VisionImage {
 export const VISION_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
- * The image formats chat-completions servers accept, told by their first bytes: the sender's
- * declared mimetype is not trusted (a "PNG" that is not one would only fail at the model).
+ * The image formats chat-completions servers accept. The type is read from the bytes by
+ * file-type, as outgoing media are: the sender's declared mimetype is not trusted (a "PNG" that
+ * is not one would only fail at the model).
  */
-export function sniffImage(bytes: Buffer): string | null {
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
-  if (bytes.length >= 6 && /^GIF8[79]a$/.test(bytes.toString('latin1', 0, 6))) return 'image/gif';
-  return null;
+const MODEL_IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
+
+async function imageTypeOf(bytes: Buffer): Promise<string | null> {
+  const mime = (await fileTypeFromBuffer(bytes))?.mime;
+  return mime !== undefined && MODEL_IMAGE_TYPES.has(mime) ? mime : null;
 }
 
 export type VisionImageFetcher = (instanceId: string, ref: ImageRef) => Promise<VisionImage | null>;
@@ -57,7 +58,7 @@ export function visionImages(downloader: MediaDownloader, logger: Logger): Visio
       return refuse('it could not be downloaded and verified', { err });
     }
     if (bytes.length > VISION_MAX_BYTES) return refuse(`over ${VISION_MAX_BYTES} bytes`, { bytes: bytes.length });
-    const mimetype = sniffImage(bytes);
+    const mimetype = await imageTypeOf(bytes);
     if (!mimetype) return refuse('not a JPEG, PNG, WebP or GIF image', { declared: ref.mimetype });
     return { mimetype, bytes };
   };
