@@ -9,6 +9,7 @@ import { newAccount, newInstance, startTestGateway, type TestAccount, type TestG
 import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 import { ChatwootTestServer } from '../servers/chatwoot/chatwoot-test-server.js';
 import { TcpForwarder } from '../support/tcp-forwarder.js';
+import { conversationKey, HELPDESK_JOBS, type JobDoc, type JobWork } from '../../src/helpdesk/bridge/jobs.js';
 
 const SANDBOX = { MESSAGING_NETWORK: 'sandbox', LOG_LEVEL: process.env.TEST_LOG ?? 'silent' };
 
@@ -291,6 +292,37 @@ describe('helpdesk bridge: an answer that cannot go out holds no other conversat
     expect((await inboxOf(w, other.phone)).filter((m) => m.text?.endsWith(' answer')).map((m) => m.text)).to.deep.equal(['first answer', 'second answer', 'third answer']);
     // The failing answer still waits for its retry: not given up, not reported.
     expect(chatwoot.conversationMessages(stuck).some((m) => m.private)).to.equal(false);
+  });
+
+  it("finds another conversation's answer behind 1,001 pending jobs of a backed-off one and delivers it", async () => {
+    const w = await world(t);
+    await configure(w, chatwoot);
+    const other = await newPhone(t.api, w.owner, { push_name: 'Carla Customer' });
+    const conversationOf = async (phone: string) => {
+      const first = await say(w, phone, w.me.phone, `hello from ${phone}`);
+      await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${first}`), 'the message in the helpdesk');
+      return chatwoot.messages.find((m) => m.source_id === `WAID:${first}`)?.conversation_id as number;
+    };
+    const stuck = await conversationOf(w.customer.phone);
+    const served = await conversationOf(other.phone);
+    // 1,001 answers to one conversation that failed and wait an hour for their retry, earlier in
+    // the log (negative positions) than anything the gateway records next: the same lane (the
+    // instance's answers) as the next one.
+    const later = Date.now() + 3_600_000;
+    const backlog: JobDoc[] = Array.from({ length: 1001 }, (_, i) => {
+      const work: JobWork = {
+        kind: 'to_whatsapp',
+        event_id: `backlog-${w.instanceId}-${i}`,
+        reply: { helpdesk_message_id: 900_000 + i, conversation_id: stuck, contact_source_id: 'src', content: `held ${i}`, agent: 'Ana', attachments: [], contact: { identifier: w.customer.jid, phone_number: null } },
+      };
+      return { _id: work.event_id, instance_id: w.instanceId, pos: i - 2000, conversation_key: conversationKey({ instance_id: w.instanceId, work }), state: 'pending', attempts: 1, due_ms: later, last_error: 'failing', work };
+    });
+    const jobs = t.gateway.docs.collection<JobDoc>(HELPDESK_JOBS);
+    await jobs.insertMany(backlog);
+    expect((await chatwoot.agentReply(served, { content: 'answer past the backlog' })).callback.status).to.equal(200);
+    await waitFor(async () => (await inboxOf(w, other.phone)).some((m) => m.text === 'answer past the backlog'), "the other conversation's answer on its phone", 20_000);
+    expect(await jobs.count({ instance_id: w.instanceId, state: 'pending', 'work.reply.conversation_id': stuck })).to.equal(1001);
+    expect((await inboxOf(w, w.customer.phone)).some((m) => m.text?.startsWith('held '))).to.equal(false);
   });
 });
 

@@ -7,7 +7,7 @@ import type { HelpdeskDoc } from '../../projections/helpdesk/helpdesk-projection
 import type { HelpdeskQueries } from '../../projections/helpdesk/helpdesk-queries.js';
 import { HelpdeskError, type HelpdeskAccount, type HelpdeskClient } from '../port.js';
 import { Pump } from '../../infra/pump.js';
-import { HELPDESK_JOBS, HELPDESK_LINKS, linkId, type JobDoc, type LinkDoc } from './jobs.js';
+import { conversationKey, HELPDESK_JOBS, HELPDESK_LINKS, laneOf, linkId, type JobDoc, type LinkDoc } from './jobs.js';
 import type { ImportHistory } from './import-history.js';
 import { repeat } from '../../infra/repeat.js';
 import type { ToHelpdesk } from './to-helpdesk.js';
@@ -50,6 +50,9 @@ const KEEP_FINISHED_MS = 7 * 86_400_000;
 const FIRST_SWEEP_AFTER_MS = 60_000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
+/** Pending jobs read at once in log order; past it, each conversation's first job is found by seeking. */
+const PAGE = 1000;
+const MAX_CONVERSATION_SEEKS = 10_000;
 /** The helpdesk's per-conversation limit counts a minute. */
 const TOO_MANY_WAIT_MS = 60_000;
 
@@ -127,29 +130,49 @@ export class HelpdeskBridge {
    * at a time; a head that failed and waits for its retry steps aside for the other conversations
    * (it holds only its own, whose later jobs wait behind it), so one conversation that cannot be
    * served never holds the others. A waiting history import holds its whole lane (it touches every
-   * conversation).
+   * conversation). So only each conversation's first pending job can be a head: a lane's head is
+   * the first of those, in log order, that is due, unless a waiting import or a job another node
+   * holds comes before it.
    */
   private async dueHeads(): Promise<JobDoc[]> {
-    const pending = await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).find({ state: 'pending' }, { sort: { pos: 1 }, limit: 1000 });
-    const now = this.o.clock.now().getTime();
-    const lanes = new Map<string, { head: JobDoc | null; waiting: Set<string> | 'all' }>();
+    const jobs = this.o.docs.collection<JobDoc>(HELPDESK_JOBS);
+    const pending = await jobs.find({ state: 'pending' }, { sort: { pos: 1 }, limit: PAGE });
+    const firsts = new Map<string, JobDoc>();
     for (const job of pending) {
-      const key = `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
-      let lane = lanes.get(key);
-      if (!lane) lanes.set(key, (lane = { head: null, waiting: new Set() }));
-      if (lane.head || lane.waiting === 'all') continue;
-      const conversation = conversationOf(job);
-      if (conversation !== null && lane.waiting.has(conversation)) continue;
-      // A head another node is carrying out holds its lane there.
-      if (this.claims.heldElsewhere(job)) {
-        lane.waiting = 'all';
-        continue;
-      }
-      if (job.due_ms <= now) lane.head = job;
-      else if (conversation === null) lane.waiting = 'all';
-      else lane.waiting.add(conversation);
+      const key = conversationKey(job);
+      if (!firsts.has(key)) firsts.set(key, job);
     }
-    return [...lanes.values()].flatMap((lane) => (lane.head ? [lane.head] : []));
+    // A full page may be one conversation's backlog hiding the others: each conversation's first
+    // job is then sought on its own (one index seek per conversation, a bounded number per round).
+    if (pending.length === PAGE) {
+      let after = '';
+      for (let seeks = 0; seeks < MAX_CONVERSATION_SEEKS; seeks++) {
+        const [first] = await jobs.find({ state: 'pending', conversation_key: { $gt: after } }, { sort: { conversation_key: 1, pos: 1 }, limit: 1 });
+        if (!first?.conversation_key) break;
+        if (!firsts.has(first.conversation_key)) firsts.set(first.conversation_key, first);
+        after = first.conversation_key;
+      }
+    }
+    const lanes = new Map<string, JobDoc[]>();
+    for (const job of firsts.values()) {
+      const lane = lanes.get(laneOf(job));
+      if (lane) lane.push(job);
+      else lanes.set(laneOf(job), [job]);
+    }
+    const now = this.o.clock.now().getTime();
+    const heads: JobDoc[] = [];
+    for (const lane of lanes.values()) {
+      for (const job of lane.sort((a, b) => a.pos - b.pos)) {
+        // A head another node is carrying out holds its lane there.
+        if (this.claims.heldElsewhere(job)) break;
+        if (job.due_ms <= now) {
+          heads.push(job);
+          break;
+        }
+        if (job.work.kind === 'import') break;
+      }
+    }
+    return heads;
   }
 
   private async run(job: JobDoc): Promise<void> {
@@ -240,20 +263,6 @@ export class HelpdeskBridge {
     if (now - this.sweptAt < SWEEP_EVERY_MS) return;
     this.sweptAt = now;
     await this.o.docs.collection<JobDoc>(HELPDESK_JOBS).deleteMany({ finished_ms: { $lt: now - KEEP_FINISHED_MS }, 'work.kind': { $ne: 'import' } });
-  }
-}
-
-/** The conversation a job belongs to (the WhatsApp chat, or the helpdesk conversation); null for one that touches them all. */
-function conversationOf(job: JobDoc): string | null {
-  switch (job.work.kind) {
-    case 'to_whatsapp':
-      return `helpdesk:${job.work.reply.conversation_id}`;
-    case 'to_helpdesk':
-      return job.work.message.chat;
-    case 'seen':
-      return job.work.chat;
-    case 'import':
-      return null;
   }
 }
 

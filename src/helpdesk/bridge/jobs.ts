@@ -24,6 +24,12 @@ export type JobDoc = Document & ClaimFields & {
   instance_id: string;
   /** Log position of the event it came from: an instance's jobs run in this order. */
   pos: number;
+  /**
+   * `<lane>:<conversation>` (conversationKey): the jobs that wait behind each other, for finding
+   * each conversation's first pending job by an index seek. Absent on jobs written before it
+   * (set at start by ensureBridgeIndexes).
+   */
+  conversation_key?: string;
   state: JobState;
   attempts: number;
   due_ms: number;
@@ -49,9 +55,38 @@ export type LinkDoc = Document & {
 
 export const linkId = (instanceId: string, waMessageId: string) => `${instanceId}:${waMessageId}`;
 
+/** A lane is an instance's direction: its jobs run in log order, one at a time. */
+export const laneOf = (job: Pick<JobDoc, 'instance_id' | 'work'>) => `${job.instance_id}:${job.work.kind === 'to_whatsapp' ? 'out' : 'in'}`;
+
+/** The conversation a job belongs to (the WhatsApp chat, or the helpdesk conversation); null for one that touches them all. */
+export function conversationOf(work: JobWork): string | null {
+  switch (work.kind) {
+    case 'to_whatsapp':
+      return `helpdesk:${work.reply.conversation_id}`;
+    case 'to_helpdesk':
+      return work.message.chat;
+    case 'seen':
+      return work.chat;
+    case 'import':
+      return null;
+  }
+}
+
+/**
+ * The lane and conversation: a conversation's jobs wait behind its first. A lane's imports share
+ * one key (empty conversation), since only its first pending import matters: it holds the lane.
+ */
+export const conversationKey = (job: Pick<JobDoc, 'instance_id' | 'work'>) => `${laneOf(job)}:${conversationOf(job.work) ?? ''}`;
+
 export async function ensureBridgeIndexes(docs: DocumentStore): Promise<void> {
-  const jobs = docs.collection(HELPDESK_JOBS);
+  const jobs = docs.collection<JobDoc>(HELPDESK_JOBS);
   await jobs.createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  // One seek per conversation finds its first job, however many jobs wait behind another's.
+  await jobs.createIndex({ name: 'conversation_heads', keys: { state: 1, conversation_key: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+  // Jobs written before the key: a seek would pass them by.
+  for (const job of await jobs.find({ state: 'pending', conversation_key: { $exists: false } })) {
+    await jobs.updateOne({ _id: job._id }, { $set: { conversation_key: conversationKey(job) } });
+  }
   await jobs.createIndex({ name: 'imports', keys: { instance_id: 1 }, partialFilterExpression: { 'work.kind': 'import' } });
   await jobs.createIndex({ name: 'finished', keys: { finished_ms: 1 }, partialFilterExpression: { finished_ms: { $exists: true } } });
 }

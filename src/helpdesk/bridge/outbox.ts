@@ -1,7 +1,7 @@
 import type { NetworkMessage } from '../../domain/session/events.js';
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent } from '../../domain/recorded.js';
-import { ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from './jobs.js';
+import { conversationKey, ensureBridgeIndexes, HELPDESK_JOBS, type JobDoc, type JobWork } from './jobs.js';
 import { isGroupJid } from '../addresses.js';
 import type { Projection } from '../../projections/projection.js';
 import { idOfStream } from '../../domain/streams.js';
@@ -111,7 +111,7 @@ export class BridgeOutbox implements Projection {
   }
 
   private job(event: RecordedEvent, instanceId: string, work: JobWork, id = event.id, pos = Number(event.position)): WriteOp[] {
-    const job: JobDoc = { _id: id, instance_id: instanceId, pos, state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
+    const job: JobDoc = { _id: id, instance_id: instanceId, pos, conversation_key: conversationKey({ instance_id: instanceId, work }), state: 'pending', attempts: 0, due_ms: 0, last_error: null, work };
     // Keyed by the event, and written only if absent: recording the same event again (a replay, a
     // rebuild) never brings back a job the bridge has done.
     const { _id, ...fields } = job;
