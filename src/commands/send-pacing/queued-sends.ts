@@ -39,6 +39,8 @@ const NOT_CONNECTED_RETRY_MS = 5_000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
 const HORIZON_MS = 86_400_000;
+/** Lanes a pass reads at first (dueLanes). */
+const LANE_PAGE = 64;
 
 /** What the send records is the asker's, caused by the event that queued it. */
 const contextOf = (send: QueuedSendDoc): CommandContext => ({
@@ -122,15 +124,14 @@ export class QueuedSends {
   /** Sends every instance's next due head; answers how long until the next one may be. */
   private async drain(): Promise<number> {
     for (;;) {
-      // One document per chat with queued sends, oldest head first: the first due one of each instance is its next.
-      const lanes = await this.lanes.find({}, { sort: { head_pos: 1 } });
       const now = this.o.clock.now().getTime();
-      let soonest = 1000;
+      const { due, soonestMs } = await this.dueLanes(now);
+      let soonest = Math.min(1000, soonestMs);
+      // An instance's next send is its due lane with the oldest head.
       const next = new Map<string, SendLaneDoc>();
-      for (const lane of lanes) {
-        if (next.has(lane.instance_id)) continue;
-        if (lane.due_ms > now) soonest = Math.min(soonest, lane.due_ms - now);
-        else next.set(lane.instance_id, lane);
+      for (const lane of due) {
+        const other = next.get(lane.instance_id);
+        if (!other || lane.head_pos < other.head_pos) next.set(lane.instance_id, lane);
       }
       const ready = [...next.values()].filter((lane) => {
         const wait = this.o.pacer.readyInMs(lane.instance_id);
@@ -155,6 +156,21 @@ export class QueuedSends {
         }),
       );
       if (moved === 0) return soonest;
+    }
+  }
+
+  /**
+   * The lanes due now, and how long until the first of the others is. Read soonest due first, a
+   * page at a time (doubled while a whole page is due), so a pass reads at most twice the due lanes
+   * and a page more, never every lane that waits (a chat that keeps failing, an instance whose
+   * session is down). The index is read in due order with a limit, which both stores stop early.
+   */
+  private async dueLanes(now: number): Promise<{ due: SendLaneDoc[]; soonestMs: number }> {
+    for (let limit = LANE_PAGE; ; limit *= 2) {
+      const page = await this.lanes.find({}, { sort: { due_ms: 1 }, limit });
+      const waiting = page.findIndex((lane) => lane.due_ms > now);
+      if (waiting >= 0) return { due: page.slice(0, waiting), soonestMs: (page[waiting] as SendLaneDoc).due_ms - now };
+      if (page.length < limit) return { due: page, soonestMs: Infinity };
     }
   }
 

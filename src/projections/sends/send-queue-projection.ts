@@ -40,7 +40,9 @@ export function sendQueueProjection(onCommitted: () => void): Projection {
       await docs.collection(SEND_QUEUE).createIndex({ name: 'pending', keys: { state: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
       // A lane's next send: its chat's first pending one.
       await docs.collection(SEND_QUEUE).createIndex({ name: 'pending_by_chat', keys: { state: 1, instance_id: 1, 'send.to': 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
-      await docs.collection(SEND_LANES).createIndex({ name: 'by_head', keys: { head_pos: 1 } });
+      // The worker reads the due lanes, soonest first (an earlier layout read every lane by head).
+      await docs.collection(SEND_LANES).dropIndex('by_head');
+      await docs.collection(SEND_LANES).createIndex({ name: 'by_due', keys: { due_ms: 1 } });
     },
     apply(event) {
       if (event.type !== 'SendQueued') return [];
