@@ -366,6 +366,68 @@ describe('EmbeddedDocumentStore', () => {
     expect(wide.docsExamined).to.be.above(10);
   });
 
+  it('reads a string range of the key after the pinned ones from where it starts: a seek past one lane skips its entries', async () => {
+    const jobs = store.collection('jobs');
+    await jobs.createIndex({ name: 'heads', keys: { state: 1, lane: 1, pos: 1 }, partialFilterExpression: { state: 'pending' } });
+    const backlog = Array.from({ length: 1500 }, (_, i) => ({ _id: `a${i}`, state: 'pending', lane: 'i1:a', pos: i }));
+    await jobs.insertMany([...backlog, { _id: 'b', state: 'pending', lane: 'i1:b', pos: 5000 }, { _id: 'c', state: 'pending', lane: 'i2:c', pos: 7 }]);
+    const seek = (after: string) => store.explain('jobs', { state: 'pending', lane: { $gt: after } }, { sort: { lane: 1, pos: 1 }, limit: 1 });
+    expect(await seek('')).to.include({ index: 'heads', ordered: true, docsExamined: 1, returned: 1 });
+    expect(await seek('i1:a')).to.include({ index: 'heads', ordered: true, docsExamined: 1, returned: 1 });
+    expect(await jobs.find({ state: 'pending', lane: { $gt: 'i1:a' } }, { sort: { lane: 1, pos: 1 }, limit: 1 })).to.deep.equal([{ _id: 'b', state: 'pending', lane: 'i1:b', pos: 5000 }]);
+    expect(await seek('i2:c')).to.include({ docsExamined: 0, returned: 0 });
+    expect(await store.explain('jobs', { state: 'pending', lane: { $gte: 'i1:b', $lte: 'i1:b' } })).to.include({ docsExamined: 1, returned: 1 });
+    expect(await store.explain('jobs', { state: 'pending', lane: { $lt: 'i1:b' } }, { sort: { lane: -1, pos: -1 }, limit: 1 })).to.include({ docsExamined: 1, returned: 1 });
+    expect(await store.explain('jobs', { state: 'pending', lane: { $gt: 'i2', $lt: 'i1' } })).to.include({ docsExamined: 0, returned: 0 });
+  });
+
+  it('answers string ranges through an index as a scan does, for mixed types, bounds and strings that are not ASCII', async () => {
+    let seed = 11;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed >>> 16) % n;
+    };
+    const pick = <V>(values: readonly V[]): V => values[random(values.length)] as V;
+    const sValues = ['', 'a', 'a\u0000', 'ab', 'b', 'b\u00e9', 'b\ud83d\ude00', 'b\uffff', 'c', 'zz', 1, -2, null, undefined, true, { k: 'a' }] as const;
+    const docs = Array.from({ length: 400 }, (_, i) => {
+      const doc: Record<string, unknown> = { _id: `d${String(i).padStart(3, '0')}`, c: pick(['p', 'q']), n: random(4) };
+      const v = pick(sValues);
+      if (v !== undefined) doc.s = v;
+      return doc as Document;
+    });
+    const plain = store.collection('plain');
+    const indexed = store.collection('indexed');
+    await indexed.createIndex({ name: 'c_s_n', keys: { c: 1, s: 1, n: 1 } });
+    await indexed.createIndex({ name: 's', keys: { s: 1 } });
+    for (const collection of ['plain', 'indexed']) await store.batch(docs.map((doc) => ({ collection, op: 'insertOne' as const, doc })));
+    const bounds = ['', 'a', 'ab', 'b', 'bz', 'c', 'zz', '~'];
+    const range = (): Record<string, string> =>
+      pick([
+        () => ({ $gt: pick(bounds) }),
+        () => ({ $gte: pick(bounds) }),
+        () => ({ $lt: pick(bounds) }),
+        () => ({ $lte: pick(bounds) }),
+        () => ({ $gte: pick(bounds), $lt: pick(bounds) }),
+        () => ({ $gt: pick(bounds), $lte: pick(bounds) }),
+      ])();
+    // Read through an index whose pinned keys it follows, a range examines exactly the documents it answers.
+    let exact = 0;
+    for (let round = 0; round < 300; round++) {
+      const filter: Filter = pick([() => ({ s: range() }), () => ({ c: pick(['p', 'q']), s: range() }), () => ({ c: { $in: ['p', 'q'] }, s: range() })])();
+      const sort = pick<SortSpec>([{}, { s: 1 }, { s: -1 }, { s: 1, n: 1 }, { c: 1, s: 1, n: 1 }]);
+      const options: FindOptions = { sort: { ...sort, _id: pick([1, -1] as const) }, limit: pick([0, 1, 5]) };
+      const context = JSON.stringify({ filter, options });
+      expect(ids(await indexed.find(filter, options)), context).to.deep.equal(ids(await plain.find(filter, options)));
+      expect(await indexed.count(filter), context).to.equal(await plain.count(filter));
+      const explained = await store.explain('indexed', filter, options);
+      if (explained.plan === 'index' && !options.limit && (explained.index === 's' || 'c' in filter)) {
+        expect(explained.docsExamined, context).to.equal(explained.returned);
+        exact++;
+      }
+    }
+    expect(exact).to.be.above(30);
+  });
+
   it('uses the index range for a filter it only partly covers, testing just those candidates', async () => {
     await seedChats(2000);
     const explained = await store.explain('chats', { instanceId: 'other', name: { $regex: '^chat 1' } }, { sort: { pinned: -1, lastMessageTs: -1 }, limit: 5 });

@@ -1,5 +1,5 @@
 import type { Filter, SortSpec } from '../port.js';
-import { analyzeFilter, type FilterShape } from './filter-analysis.js';
+import { analyzeFilter, type FilterShape, type StringRange } from './filter-analysis.js';
 import type { IndexDef } from './index-keys.js';
 import { KeyBuilder } from './key-codec.js';
 import { prefixRange, type KeyRange } from './storage.js';
@@ -158,7 +158,7 @@ function planIndex(
   const plan: Plan = {
     kind: 'index',
     index,
-    ranges: rangesFor(index, pinned),
+    ranges: rangesFor(index, pinned, index.multikey ? undefined : stringRangeAfter(index, pinned.length, shape)),
     reverse: order?.reverse ?? false,
     ordered: order !== undefined,
     covered,
@@ -195,8 +195,23 @@ function sortOrder(
   return { reverse: reverse ?? false };
 }
 
-/** One key range per combination of pinned values. */
-function rangesFor(index: IndexDef, pinned: unknown[][]): KeyRange[] {
+/**
+ * The string range the filter keeps the first key after the pinned ones to, when it ascends: a
+ * seek past a value (`{lane: {$gt: after}}`) starts there instead of reading every entry before.
+ * Not for a multikey index, whose arrays mingo compares element by element.
+ */
+function stringRangeAfter(index: IndexDef, pinnedCount: number, shape: FilterShape): StringRange | undefined {
+  const next = index.keys[pinnedCount];
+  if (!next || next[1] !== 1) return undefined;
+  return shape.ranges.get(next[0]);
+}
+
+/**
+ * One key range per combination of pinned values, within the string range of the next key when
+ * given. String keys are prefix-free (string(), terminated), so the entries of one value are
+ * exactly those under its key, and its successor is the first key past them.
+ */
+function rangesFor(index: IndexDef, pinned: unknown[][], within?: StringRange): KeyRange[] {
   let prefixes: KeyBuilder[] = [new KeyBuilder(index.prefix)];
   pinned.forEach((values, i) => {
     const dir = (index.keys[i] as readonly [string, 1 | -1])[1];
@@ -204,5 +219,19 @@ function rangesFor(index: IndexDef, pinned: unknown[][]): KeyRange[] {
     for (const prefix of prefixes) for (const v of values) next.push(prefix.clone().value(v, dir));
     prefixes = next;
   });
-  return prefixes.map((p) => prefixRange(p.build()));
+  return prefixes.map((p) => {
+    if (!within) return prefixRange(p.build());
+    const key = (value: string) => p.clone().value(value, 1).build();
+    // A string's key ends in its terminator (a zero byte), so it always has a successor.
+    const past = (value: string) => prefixRange(key(value)).end as Buffer;
+    // Every string (and nothing else, as comparisons only match the bound's type): the keys
+    // starting with the string type's rank, which the empty string's key ends in before its terminator.
+    const empty = key('');
+    const strings = prefixRange(empty.subarray(0, empty.length - 2));
+    const { low, high } = within;
+    const start = low ? (low.inclusive ? key(low.value) : past(low.value)) : strings.start;
+    const end = high ? (high.inclusive ? past(high.value) : key(high.value)) : strings.end;
+    // Bounds past each other (`$gt: "b", $lt: "a"`): nothing matches.
+    return end && Buffer.compare(start, end) > 0 ? { start, end: start } : { start, end };
+  });
 }
