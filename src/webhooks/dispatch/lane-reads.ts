@@ -1,5 +1,5 @@
 /** An entry of a per-instance log: the webhook deliveries, the export outbox. */
-export interface LaneDoc {
+interface LaneDoc {
   instance_id: string;
   seq: number;
 }
@@ -24,7 +24,7 @@ export type LanesQuery<D extends LaneDoc> = (instances: readonly LaneRead[], lim
  * whether the log may hold more after them. Says whether the lane now stands at the last entry
  * handed: only then may the rest of a read the limit cut short be read after it.
  */
-export type TakeLane<R extends LaneRead, D extends LaneDoc> = (read: R, docs: D[], more: boolean) => boolean;
+type TakeLane<R extends LaneRead, D extends LaneDoc> = (read: R, docs: D[], more: boolean) => boolean;
 
 /**
  * Reads every lane of `reads` in as few queries of the log as the limit allows (one unless a read
