@@ -29,8 +29,9 @@ type TakeLane<R extends LaneRead, D extends LaneDoc> = (read: R, docs: D[], more
 /**
  * Reads every lane of `reads` in as few queries of the log as the limit allows (one unless a read
  * is cut short), however many lanes; several lanes of one instance (the export's sinks) share its
- * read. What a lane is handed is what a read of its own would have given it: its first `room`
- * entries after its `afterSeq`, and `more` when there may be others after them. `go` false stops
+ * read. What a lane is handed is what a read of its own would have given it, its first `room`
+ * entries after its `afterSeq`, or the start of them and `more`; `more` whenever there may be
+ * others after what it was handed. `go` false stops
  * between queries (the caller stopped). Throws what the query throws.
  */
 export async function readLanes<R extends LaneRead, D extends LaneDoc>(reads: readonly R[], query: LanesQuery<D>, take: TakeLane<R, D>, go: () => boolean = () => true): Promise<void> {
@@ -42,6 +43,8 @@ export async function readLanes<R extends LaneRead, D extends LaneDoc>(reads: re
  * One query for these lanes; answers the lanes it reached and returns the others. The query holds
  * at most the instances' rooms together, sorted by instance: cut short by that limit, the lanes
  * after the last instance it reached, and the rest of that one's rooms, are read by the next query.
+ * A lane far ahead of another of its instance may be handed nothing and told there is more: it
+ * reads again on its own (the export's sink that is not behind, while the other catches up).
  */
 async function readOnce<R extends LaneRead, D extends LaneDoc>(reads: readonly R[], query: LanesQuery<D>, take: TakeLane<R, D>): Promise<R[]> {
   const instances = byInstance(reads);
@@ -50,7 +53,11 @@ async function readOnce<R extends LaneRead, D extends LaneDoc>(reads: readonly R
   const cut = all.length === limit;
   const reached = all.at(-1)?.instance_id;
   const docsOf = new Map<string, D[]>();
-  for (const doc of all) docsOf.set(doc.instance_id, [...(docsOf.get(doc.instance_id) ?? []), doc]);
+  for (const doc of all) {
+    const list = docsOf.get(doc.instance_id);
+    if (list) list.push(doc);
+    else docsOf.set(doc.instance_id, [doc]);
+  }
   const roomOf = new Map(instances.map((i) => [i.instanceId, i.room]));
   const unread: R[] = [];
   for (const read of reads) {
@@ -72,13 +79,17 @@ async function readOnce<R extends LaneRead, D extends LaneDoc>(reads: readonly R
   return unread;
 }
 
-/** The instances the reads name, each from its lowest `afterSeq`, with room for its hungriest lane. */
+/**
+ * The instances the reads name, each from its lowest `afterSeq`, with room for each place its lanes
+ * stand at (lanes at one place, the usual case, need it once): a lane a little ahead of another of
+ * its instance is reached by the same read.
+ */
 function byInstance(reads: readonly LaneRead[]): LaneRead[] {
-  const instances = new Map<string, LaneRead>();
+  const places = new Map<string, Map<number, number>>();
   for (const { instanceId, afterSeq, room } of reads) {
-    const seen = instances.get(instanceId);
-    if (!seen) instances.set(instanceId, { instanceId, afterSeq, room });
-    else instances.set(instanceId, { instanceId, afterSeq: Math.min(seen.afterSeq, afterSeq), room: Math.max(seen.room, room) });
+    const rooms = places.get(instanceId) ?? new Map<number, number>();
+    rooms.set(afterSeq, Math.max(rooms.get(afterSeq) ?? 0, room));
+    places.set(instanceId, rooms);
   }
-  return [...instances.values()];
+  return [...places].map(([instanceId, rooms]) => ({ instanceId, afterSeq: Math.min(...rooms.keys()), room: [...rooms.values()].reduce((a, b) => a + b, 0) }));
 }
