@@ -5,6 +5,7 @@ import type { OutcomeWriter } from '../webhooks/dispatch/outcome-writer.js';
 import { signedHeaders } from '../webhooks/signing.js';
 import type { SinkKind } from './documents.js';
 import type { ExportKeys } from './export-keys.js';
+import { ExportLoader, type SinkLane } from './export-loader.js';
 import type { ExportRepo } from './export-repo.js';
 import type { ExportMessage, Sink } from './sinks/port.js';
 
@@ -30,26 +31,8 @@ export interface ExportLanesOptions {
   batch: number;
   /** The longest wait before a failing lane tries again. */
   retryMaxMs: number;
-  /** Several nodes: the reactor may run elsewhere, so every lane this node holds is read at each sweep. */
+  /** Several nodes: the reactor may run elsewhere, so every lane this node holds is read at each sweep (in one query, as a commit's). */
   shared: boolean;
-}
-
-/** One instance's progress on one sink. */
-interface SinkLane {
-  readonly instanceId: string;
-  readonly sink: Sink;
-  /** Published up to here (null until read from the store). */
-  cursor: number | null;
-  /** The highest seq known to be in the outbox (for the lag). */
-  head: number;
-  /** The lane's progress write not yet committed: at most one, so a crash repeats at most two batches. */
-  writing: Promise<void> | null;
-  /** The store has every entry up to here pruned by the idle sweep of this lane (the range delete is done once per idle spell). */
-  pruned: number;
-  running: boolean;
-  again: boolean;
-  attempt: number;
-  retryTimer: NodeJS.Timeout | undefined;
 }
 
 const SWEEP_MS = 1000;
@@ -62,6 +45,12 @@ const FULL_SWEEP_EVERY = 30;
  * the lane tries again from there with backoff (or when its sink reconnects). Lanes never wait
  * for one another: a failing lane holds only its own instance on its own sink. A message the
  * broker refuses for good (too large) is recorded as failed and passed over.
+ *
+ * The lanes do not read the outbox each on its own: a commit's lanes are read together, once
+ * (ExportLoader), and each publishes what it took; a lane reads alone only when it has run through
+ * what it holds and the outbox may hold more. What a lane holds in memory is only read ahead of
+ * its cursor: the cursor still moves only past what the broker confirmed, so a crash or a failed
+ * publish makes it publish again from there, never skip.
  */
 export class ExportLanes {
   private readonly lanes = new Map<string, Map<SinkKind, SinkLane>>();
@@ -69,8 +58,10 @@ export class ExportLanes {
   private sweeps = 0;
   private stopped = true;
   private readonly running = new Set<Promise<void>>();
+  private readonly loader: ExportLoader;
 
   constructor(private readonly o: ExportLanesOptions) {
+    this.loader = new ExportLoader(o.ownership, o.batch, o.repo, o.shared);
     for (const sink of o.sinks) sink.onReady(() => this.wakeSink(sink));
   }
 
@@ -91,10 +82,12 @@ export class ExportLanes {
 
   /** The reactor committed new entries for these instances (a hint to read, with several nodes). */
   recorded(instanceIds: readonly string[]): void {
+    const lanes: SinkLane[] = [];
     for (const id of instanceIds) {
-      if (this.o.ownership.owns(id)) this.wake(id);
+      if (this.o.ownership.owns(id)) lanes.push(...this.o.sinks.map((sink) => this.lane(id, sink)));
       else this.o.ownership.want(id);
     }
+    this.feed(lanes);
   }
 
   /** This node took the instance's lane: it reads from the cursors. */
@@ -106,6 +99,7 @@ export class ExportLanes {
   lost(instanceId: string): void {
     for (const lane of this.lanes.get(instanceId)?.values() ?? []) {
       lane.cursor = null;
+      this.forgetLoaded(lane, null);
       clearTimeout(lane.retryTimer);
       lane.retryTimer = undefined;
     }
@@ -125,21 +119,54 @@ export class ExportLanes {
   }
 
   private wakeSink(sink: Sink): void {
+    const waiting: SinkLane[] = [];
     for (const lanes of this.lanes.values()) {
       const lane = lanes.get(sink.kind);
       if (!lane) continue;
       // The broker is back: a lane waiting out its backoff goes now.
       clearTimeout(lane.retryTimer);
       lane.retryTimer = undefined;
-      this.run(lane);
+      waiting.push(lane);
     }
+    this.feed(waiting);
+  }
+
+  /**
+   * Reads the outbox once for all these lanes, then each publishes what it took (or goes idle).
+   * A lane whose cursor is not read yet reads from it on its own.
+   */
+  private feed(lanes: readonly SinkLane[]): void {
+    if (this.stopped || lanes.length === 0) return;
+    const known = lanes.filter((lane) => lane.readTo !== null);
+    for (const lane of lanes) if (lane.readTo === null) this.run(lane);
+    if (known.length === 0) return;
+    const work: Promise<void> = this.loader
+      .load(known)
+      // Each lane, marked `more`, reads on its own as it runs, and backs off if that fails too.
+      .catch((err: unknown) => this.o.logger.warn({ err, lanes: known.length }, 'export outbox could not be read for a commit; each lane reads it'))
+      .finally(() => {
+        this.running.delete(work);
+        for (const lane of known) this.run(lane);
+      });
+    this.running.add(work);
+  }
+
+  /** What the lane read ahead is dropped: it reads again after `from` (null: from its stored cursor). */
+  private forgetLoaded(lane: SinkLane, from: number | null): void {
+    lane.loaded = [];
+    lane.readTo = from;
+    lane.more = true;
+    lane.epoch++;
   }
 
   private lane(instanceId: string, sink: Sink): SinkLane {
     let lanes = this.lanes.get(instanceId);
     if (!lanes) this.lanes.set(instanceId, (lanes = new Map()));
     let lane = lanes.get(sink.kind);
-    if (!lane) lanes.set(sink.kind, (lane = { instanceId, sink, cursor: null, head: 0, pruned: 0, writing: null, running: false, again: false, attempt: 0, retryTimer: undefined }));
+    if (!lane) {
+      lane = { instanceId, sink, cursor: null, head: 0, loaded: [], readTo: null, more: true, loading: false, reloadWanted: false, epoch: 0, pruned: 0, writing: null, running: false, again: false, attempt: 0, retryTimer: undefined };
+      lanes.set(sink.kind, lane);
+    }
     return lane;
   }
 
@@ -154,6 +181,8 @@ export class ExportLanes {
     const work: Promise<void> = this.drain(lane)
       .catch((err: unknown) => {
         this.o.logger.error({ err, instanceId: lane.instanceId, sink: lane.sink.kind }, 'export lane failed unexpectedly; retrying');
+        // A batch taken from what it held may not be published: it goes again from the cursor.
+        this.forgetLoaded(lane, lane.cursor);
         this.retryLater(lane);
       })
       .finally(() => {
@@ -173,9 +202,16 @@ export class ExportLanes {
     const { instanceId, sink } = lane;
     while (!this.stopped && this.o.ownership.owns(instanceId)) {
       lane.again = false;
-      lane.cursor ??= await repo.publishedSeq(sink.kind, instanceId);
-      const entries = await repo.after(instanceId, lane.cursor, this.o.batch);
+      if (lane.readTo === null) {
+        const cursor = (lane.cursor ??= await repo.publishedSeq(sink.kind, instanceId));
+        if (lane.readTo === null) this.forgetLoaded(lane, cursor);
+      }
+      // Run through what it holds: only then does the lane read the outbox on its own.
+      if (lane.loaded.length === 0 && lane.more && !lane.loading) await this.loader.load([lane]);
+      const entries = lane.loaded.splice(0, this.o.batch);
       if (entries.length === 0) {
+        // A read for it is in flight (a commit's): the lane runs again once it lands.
+        if (lane.loading || lane.cursor === null) return;
         lane.head = Math.max(lane.head, lane.cursor);
         // Idle: entries every sink has published and no lane removed (a sink's cursor was not
         // known when it published them) go now, once per idle spell.
@@ -187,11 +223,14 @@ export class ExportLanes {
         }
         return;
       }
-      lane.head = Math.max(lane.head, (entries.at(-1) as { seq: number }).seq);
-      // Let go while reading: whoever holds the lane now publishes it.
-      if (!this.o.ownership.attemptSignal(instanceId)) return;
+      // Let go while reading: whoever holds the lane now publishes it (here, again from the cursor).
+      if (!this.o.ownership.attemptSignal(instanceId)) {
+        this.forgetLoaded(lane, lane.cursor);
+        return;
+      }
       const key = await this.o.keys.forInstance(instanceId);
       if (!key) {
+        this.forgetLoaded(lane, lane.cursor);
         await this.failed(lane, 'the instance has no signing secret');
         return;
       }
@@ -212,6 +251,8 @@ export class ExportLanes {
       const passed = failure?.permanent ? outcome.published + 1 : outcome.published;
       let error: string | null = null;
       if (failure?.permanent) {
+        // What followed the refused one is published next, before anything read after it.
+        lane.loaded.unshift(...entries.slice(passed));
         const skipped = entries[outcome.published] as { _id: string; seq: number };
         error = `${failure.message}; event ${skipped._id} (seq ${skipped.seq}) was not exported`;
         this.o.logger.error({ instanceId, sink: sink.kind, eventId: skipped._id, seq: skipped.seq, err: failure.message }, 'the broker refused an exported event for good; passed over');
@@ -237,6 +278,8 @@ export class ExportLanes {
         this.o.meter.published(sink.kind, outcome.published, entries.slice(0, outcome.published).map((e) => e.at_ms));
       }
       if (failure && !failure.permanent) {
+        // Tried again from the cursor, read from the outbox anew: nothing after it is skipped.
+        this.forgetLoaded(lane, lane.cursor);
         await this.failed(lane, failure.message);
         return;
       }
@@ -277,9 +320,7 @@ export class ExportLanes {
       // A safety net should a notice be lost; with several nodes, how this node hears of new entries.
       void this.o.repo
         .exportingInstances()
-        .then((ids) => {
-          for (const id of ids) if (this.o.ownership.owns(id)) this.wake(id);
-        })
+        .then((ids) => this.feed(ids.filter((id) => this.o.ownership.owns(id)).flatMap((id) => this.o.sinks.map((sink) => this.lane(id, sink)))))
         .catch((err: unknown) => this.o.logger.warn({ err }, 'export sweep failed'));
     }
   }

@@ -28,12 +28,22 @@ export class ExportRepo {
     return this.docs.collection<OutboxDoc>(EXPORT_OUTBOX).find({ instance_id: instanceId, seq: { $gt: afterSeq } }, { sort: { seq: 1 }, limit });
   }
 
-  /** The highest seq still in the outbox (null when it holds none of the instance's). */
+  /**
+   * Several instances' entries, each after its own seq, sorted by instance then seq, `limit` in all:
+   * the lanes one commit names, read in one query (lane-reads.ts).
+   */
+  afterMany(instances: readonly { instanceId: string; afterSeq: number }[], limit: number): Promise<OutboxDoc[]> {
+    return this.docs
+      .collection<OutboxDoc>(EXPORT_OUTBOX)
+      .find({ $or: instances.map((i) => ({ instance_id: i.instanceId, seq: { $gt: i.afterSeq } })) }, { sort: { instance_id: 1, seq: 1 }, limit });
+  }
+
   /** Entries recorded after `publishedSeq` (seqs have gaps: events the export does not carry). */
   async waiting(instanceId: string, publishedSeq: number): Promise<number> {
     return this.docs.collection<OutboxDoc>(EXPORT_OUTBOX).count({ instance_id: instanceId, seq: { $gt: publishedSeq } });
   }
 
+  /** The highest seq still in the outbox (null when it holds none of the instance's). */
   async newestSeq(instanceId: string): Promise<number | null> {
     const [newest] = await this.docs.collection<OutboxDoc>(EXPORT_OUTBOX).find({ instance_id: instanceId }, { sort: { seq: -1 }, limit: 1 });
     return newest?.seq ?? null;

@@ -4,6 +4,7 @@ import type { DeliveryRepo } from '../deliveries/delivery-repo.js';
 import type { DeliveryDoc } from '../deliveries/documents.js';
 import { stubOf, type HeldDeliveries } from './held-deliveries.js';
 import type { LaneOwnership } from './lane-claims.js';
+import { readLanes, type LaneRead, type LanesQuery } from './lane-reads.js';
 import type { Lane, Scheduler, Stub } from './scheduler.js';
 
 const SWEEP_MS = 1000;
@@ -171,7 +172,7 @@ export class LaneLoader {
    * have cut marked `more`, read again as they run low or at the next sweep.
    */
   async refillMany(lanes: readonly Lane[]): Promise<void> {
-    const reads: LaneRead[] = [];
+    const reads: LaneFill[] = [];
     for (const lane of new Set(lanes)) {
       if (this.stopped || !this.ownership.owns(lane.instanceId)) continue;
       if (lane.loading) {
@@ -183,14 +184,27 @@ export class LaneLoader {
         lane.more = true;
         continue;
       }
-      reads.push({ lane, room, afterSeq: lane.maxSeq });
+      reads.push({ lane, instanceId: lane.instanceId, room, afterSeq: lane.maxSeq });
     }
     if (reads.length === 0) return;
     if (reads.length === 1) return this.refill((reads[0] as { lane: Lane }).lane);
     for (const r of reads) r.lane.loading = true;
+    // The deliveries of the latest query this node holds nowhere (HeldDeliveries): the ones a lane may take.
+    let freeIds = new Set<string>();
+    const query: LanesQuery<DeliveryDoc> = async (instances, limit) => {
+      const { all, free } = await this.known.read(() => this.repo.queuedAfter(instances, limit));
+      freeIds = new Set(free.map((d) => d._id));
+      return all;
+    };
+    const take = ({ lane, afterSeq }: LaneFill, docs: DeliveryDoc[], more: boolean): boolean => {
+      // Let go while reading: the lane was reset, and the next owner reads it from the log.
+      if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) return false;
+      for (const doc of docs) if (freeIds.has(doc._id)) this.take(stubOf(doc));
+      lane.more = more;
+      return lane.maxSeq === docs.at(-1)?.seq;
+    };
     try {
-      let pending = reads;
-      while (pending.length > 0 && !this.stopped) pending = await this.readLanes(pending);
+      await readLanes(reads, query, take, () => !this.stopped);
     } catch (err) {
       this.logger.error({ err, lanes: reads.length }, 'webhook deliveries could not be read; the sweep will retry');
       for (const r of reads) r.lane.more = true;
@@ -202,41 +216,8 @@ export class LaneLoader {
     }
     this.ready();
   }
-
-  /**
-   * One query for these lanes; answers the lanes it did not reach. The query holds at most the
-   * lanes' rooms together, sorted by instance: cut short by that limit, the lanes after the last
-   * instance it reached, and the rest of that one's room, are read by the next query.
-   */
-  private async readLanes(reads: readonly LaneRead[]): Promise<LaneRead[]> {
-    const limit = reads.reduce((sum, r) => sum + r.room, 0);
-    const { all, free } = await this.known.read(() => this.repo.queuedAfter(reads.map((r) => ({ instanceId: r.lane.instanceId, afterSeq: r.afterSeq })), limit));
-    const cut = all.length === limit;
-    const reached = all.at(-1)?.instance_id;
-    const byLane = new Map<string, DeliveryDoc[]>();
-    for (const doc of all) byLane.set(doc.instance_id, [...(byLane.get(doc.instance_id) ?? []), doc]);
-    const freeIds = new Set(free.map((d) => d._id));
-    const unread: LaneRead[] = [];
-    for (const read of reads) {
-      const { lane, room, afterSeq } = read;
-      if (cut && reached !== undefined && lane.instanceId > reached) {
-        unread.push(read);
-        continue;
-      }
-      // Let go while reading: the lane was reset, and the next owner reads it from the log.
-      if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) continue;
-      const mine = byLane.get(lane.instanceId) ?? [];
-      for (const doc of mine.slice(0, room)) if (freeIds.has(doc._id)) this.take(stubOf(doc));
-      lane.more = mine.length >= room || (cut && lane.instanceId === reached);
-      // The lane the limit cut: the rest of its room is read with the lanes not reached.
-      if (lane.more && mine.length < room && lane.maxSeq === mine.at(-1)?.seq) unread.push({ lane, room: room - mine.length, afterSeq: lane.maxSeq });
-    }
-    return unread;
-  }
 }
 
-interface LaneRead {
+interface LaneFill extends LaneRead {
   lane: Lane;
-  room: number;
-  afterSeq: number;
 }
