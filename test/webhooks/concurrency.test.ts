@@ -49,13 +49,26 @@ describe('webhook delivery under load (CONTRACT.md "Webhook delivery under load"
     const a = await harness.instance(rx.url, ['Message']);
     await burst(harness, [a.id], 24);
     await waitFor(() => rx.received.length === 24, '24 deliveries');
-    expect(rx.peakOf.get(a.id)).to.equal(4);
+    expect(rx.peakFirstOf.get(a.id)).to.equal(4);
     expect(rx.requests).to.equal(24);
     // Each seq once: concurrency changes the arrival order, never the numbering.
     expect([...seqsOf(rx, a.id)].sort((x, y) => x - y)).to.deep.equal(oneToN(24));
     const deliveries = harness.docs.collection<DeliveryDoc>(DELIVERIES);
     await waitFor(async () => (await deliveries.count({ instance_id: a.id, state: 'delivered' })) === 24, 'all 24 recorded delivered');
     expect(await deliveries.count({ instance_id: a.id })).to.equal(24);
+  });
+
+  it('bounds first attempts, not retries: one that timed out is retried beside the next first attempts of its instance', async () => {
+    // A short attempt limit stands for the 10 s one a hung receiver meets on a slow machine.
+    const harness = await open({ WEBHOOK_CONCURRENCY_PER_INSTANCE: '4' }, { timeoutMs: 1000 });
+    const rx = await receiver('hang');
+    const a = await harness.instance(rx.url, ['Message']);
+    await burst(harness, [a.id], 12);
+    // The third four start once the second four time out: by then the first four were retried beside the second.
+    await waitFor(() => rx.requestedIds.size === 12, 'first attempts of all 12 started', 15_000);
+    expect(rx.peakFirstOf.get(a.id)).to.equal(4);
+    // The receiver sees more of the instance at once than the bound: retries are outside it (CONTRACT.md).
+    expect(rx.peakOf.get(a.id)).to.be.greaterThan(4);
   });
 
   it('sends each instance\'s first attempts strictly one after another with WEBHOOK_ORDERED=true', async () => {

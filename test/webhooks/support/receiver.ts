@@ -22,9 +22,20 @@ export class Receiver {
   /** Requests received and not yet answered (or closed), now and at the most. */
   inFlight = 0;
   peak = 0;
-  /** The same, per instance (by the body's instance_id). */
+  /** The same, per instance (by the body's instance_id): every request, retries with first attempts. */
   readonly peakOf = new Map<string, number>();
   private readonly inFlightOf = new Map<string, number>();
+  /**
+   * The same again, counting first attempts only: what WEBHOOK_CONCURRENCY_PER_INSTANCE bounds
+   * (CONTRACT.md). A retry carries the very bytes of the first attempt, so the wire cannot tell
+   * them apart: `isFirst` decides, by default "the first request of its delivery (webhook-id)".
+   * A test that restarts the gateway tells it what the new process sends as retries.
+   */
+  readonly peakFirstOf = new Map<string, number>();
+  private readonly firstInFlightOf = new Map<string, number>();
+  /** Delivery ids requested so far, answered or not. */
+  readonly requestedIds = new Set<string>();
+  isFirst: (req: Received) => boolean = (req) => !this.requestedIds.has(String(req.body?.id));
   respond: Responder = () => 200;
   /** Called once a request is answered or its connection goes: the attempt is over for its sender. */
   onDone: (req: Received) => void = () => {};
@@ -43,7 +54,8 @@ export class Receiver {
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const entry: Received = { headers: req.headers, raw, body: safeJson(raw), at: Date.now() };
-        this.track(res, String(entry.body?.instance_id));
+        this.track(res, String(entry.body?.instance_id), this.isFirst(entry));
+        this.requestedIds.add(String(entry.body?.id));
         res.once('close', () => this.onDone(entry));
         const answer = this.respond(entry, ++this.requests);
         if (answer === 'hang') {
@@ -68,15 +80,21 @@ export class Receiver {
   }
 
   /** Counts the request in flight until it is answered or its connection goes. */
-  private track(res: ServerResponse, instanceId: string): void {
+  private track(res: ServerResponse, instanceId: string, first: boolean): void {
     this.inFlight++;
     this.peak = Math.max(this.peak, this.inFlight);
     const mine = (this.inFlightOf.get(instanceId) ?? 0) + 1;
     this.inFlightOf.set(instanceId, mine);
     this.peakOf.set(instanceId, Math.max(this.peakOf.get(instanceId) ?? 0, mine));
+    if (first) {
+      const firsts = (this.firstInFlightOf.get(instanceId) ?? 0) + 1;
+      this.firstInFlightOf.set(instanceId, firsts);
+      this.peakFirstOf.set(instanceId, Math.max(this.peakFirstOf.get(instanceId) ?? 0, firsts));
+    }
     res.once('close', () => {
       this.inFlight--;
       this.inFlightOf.set(instanceId, (this.inFlightOf.get(instanceId) ?? 1) - 1);
+      if (first) this.firstInFlightOf.set(instanceId, (this.firstInFlightOf.get(instanceId) ?? 1) - 1);
     });
   }
 
