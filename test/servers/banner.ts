@@ -1,6 +1,6 @@
 /**
  * `npm test` runs mocha twice; this names each run in the output (`tsx test/servers/banner.ts
- * embedded|adapters`), and says where the adapters' run really goes: the test servers, or the
+ * embedded|adapters|alone`), and says where the adapters' run really goes: the test servers, or the
  * real EventStoreDB / MongoDB at EVENTSTORE_URL / MONGODB_URL when those are set.
  */
 const run = process.argv[2];
@@ -14,7 +14,9 @@ if (run === 'embedded') {
   console.log(`\n# suites on the adapters: event log on ${events}, read models on ${docs} (TEST_EVENTSTORE=esdb TEST_DOCSTORE=mongodb)`);
   const unset = ['EVENTSTORE_URL', 'MONGODB_URL'].filter((name) => !process.env[name]);
   if (unset.length > 0) console.log(`# on real servers: skipped for ${unset.join(' and ')}, not set (point them at an EventStoreDB 20+ / KurrentDB and a MongoDB to run there)`);
+} else if (run === 'alone') {
+  console.log('\n# suites whose deadlines are their subject, on the embedded stores, run on their own after both passes');
 } else {
-  console.error('usage: tsx test/servers/banner.ts embedded|adapters');
+  console.error('usage: tsx test/servers/banner.ts embedded|adapters|alone');
   process.exit(2);
 }
