@@ -232,6 +232,8 @@ export class Dispatcher {
   /** The outcome is in the log: the delivery is no longer this process's to hold. */
   private settle(stub: Stub, saved: DeliveryDoc | null): void {
     this.known.release(stub);
+    // A lane taken back while this attempt hung may have stopped before it (nothing recorded: still queued).
+    this.lanes.released(stub);
     if (saved) this.options.onSettled?.(saved);
     if (saved?.state === 'retrying') this.retries.dueAt(saved.host, saved.due_ms);
     if (!this.retryWhenSettled.delete(stub.id)) return;

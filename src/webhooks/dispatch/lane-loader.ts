@@ -105,6 +105,15 @@ export class LaneLoader {
     for (const stub of this.scheduler.dropQueued(lane)) this.known.release(stub);
     lane.maxSeq = 0;
     lane.more = true;
+    lane.waitingFor = null;
+  }
+
+  /** This process no longer holds the delivery: a lane that stopped before it reads on. */
+  released(stub: Stub): void {
+    const lane = this.scheduler.lanes.get(stub.instanceId);
+    if (lane?.waitingFor !== stub.id) return;
+    lane.waitingFor = null;
+    void this.refill(lane);
   }
 
   /** Reads the lane's queued deliveries after the last one it took, as many as fit. */
@@ -126,9 +135,11 @@ export class LaneLoader {
         const afterSeq = lane.maxSeq;
         const { all, free } = await this.known.read(() => this.repo.queued(lane.instanceId, room, afterSeq));
         // Let go while reading: the lane was reset, and the next owner reads it from the log.
-        if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) break;
-        for (const doc of free) this.take(stubOf(doc));
-        lane.more = all.length === room;
+        if (!this.ownership.owns(lane.instanceId)) break;
+        // Reset and taken back while reading: read again from where it stands (gained asked for it).
+        if (lane.maxSeq !== afterSeq) continue;
+        const whole = this.takeInOrder(lane, all, new Set(free.map((d) => d._id)));
+        lane.more = all.length === room || !whole;
       } while (lane.reloadWanted && !this.stopped);
     } catch (err) {
       this.logger.error({ err, instanceId: lane.instanceId }, 'webhook deliveries could not be read; the sweep will retry');
@@ -137,6 +148,27 @@ export class LaneLoader {
       lane.loading = false;
     }
     this.ready();
+  }
+
+  /**
+   * Takes what a read found for the lane, in seq order, up to the first delivery it may not take:
+   * one this process still holds (an aborted attempt of an earlier hold of the lane, not ended yet)
+   * or let go of while the read ran. Past it, the lane would never read it again, though it is
+   * still queued in the log if its attempt ends with nothing recorded; stopping there also keeps
+   * the first attempts in seq order. False when it stopped short.
+   */
+  private takeInOrder(lane: Lane, docs: readonly DeliveryDoc[], free: ReadonlySet<string>): boolean {
+    lane.waitingFor = null;
+    for (const doc of docs) {
+      if (!free.has(doc._id)) {
+        // Still held: read on once its hold ends. Its hold ended during the read: read on now.
+        if (this.known.has(doc._id)) lane.waitingFor = doc._id;
+        else lane.reloadWanted = true;
+        return false;
+      }
+      this.take(stubOf(doc));
+    }
+    return true;
   }
 
   private take(stub: Stub): void {
@@ -198,9 +230,13 @@ export class LaneLoader {
     };
     const take = ({ lane, afterSeq }: LaneFill, docs: DeliveryDoc[], more: boolean): boolean => {
       // Let go while reading: the lane was reset, and the next owner reads it from the log.
-      if (!this.ownership.owns(lane.instanceId) || lane.maxSeq !== afterSeq) return false;
-      for (const doc of docs) if (freeIds.has(doc._id)) this.take(stubOf(doc));
-      lane.more = more;
+      if (!this.ownership.owns(lane.instanceId)) return false;
+      // Reset and taken back while reading: read again from where it stands.
+      if (lane.maxSeq !== afterSeq) {
+        lane.reloadWanted = true;
+        return false;
+      }
+      lane.more = !this.takeInOrder(lane, docs, freeIds) || more;
       return lane.maxSeq === docs.at(-1)?.seq;
     };
     try {

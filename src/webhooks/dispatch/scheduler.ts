@@ -47,6 +47,12 @@ export class Lane {
   more = true;
   loading = false;
   reloadWanted = false;
+  /**
+   * A queued delivery after maxSeq that a read could not take because this process still holds it
+   * (an attempt of an earlier hold of the lane, aborted and not yet ended): the lane stops before
+   * it and is read again once that hold ends (LaneLoader.released).
+   */
+  waitingFor: string | null = null;
 
   constructor(readonly instanceId: string) {}
 }
