@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedded-document-store.js';
 import { DeliveryRepo } from '../../src/webhooks/deliveries/delivery-repo.js';
 import { DELIVERIES, ensureDeliveryIndexes, type DeliveryDoc } from '../../src/webhooks/deliveries/documents.js';
-import { HeldDeliveries } from '../../src/webhooks/dispatch/held-deliveries.js';
+import { HeldDeliveries, stubOf } from '../../src/webhooks/dispatch/held-deliveries.js';
 import type { LaneOwnership } from '../../src/webhooks/dispatch/lane-claims.js';
 import { LaneLoader } from '../../src/webhooks/dispatch/lane-loader.js';
 import { Scheduler } from '../../src/webhooks/dispatch/scheduler.js';
@@ -117,5 +117,33 @@ describe('webhook lane loader with several nodes: one read of the log per commit
       expect(scheduler.lanes.get(id)!.queue.map((s) => s.seq), id).to.deep.equal([1, 2]);
       expect(scheduler.lanes.get(id)!.more, id).to.equal(true);
     }
+  });
+
+  it('stops a lane before a delivery this node still holds from an earlier hold of the lane, and reads on once it is let go', async () => {
+    const queued = [...[1, 2, 3, 4, 5, 6].map((seq) => delivery('inst-a', seq)), delivery('inst-b', 1), delivery('inst-b', 2)];
+    for (const d of queued) await docs.collection<DeliveryDoc>(DELIVERIES).insertOne(d);
+    const repo = new CountingRepo(docs);
+    const scheduler = new Scheduler({ perInstance: 1, perHost: 1000, global: 1000, laneHeld: 8, hostRetriesHeld: 10 });
+    const known = new HeldDeliveries();
+    // Its attempt under the lane's earlier hold was aborted when the claim lapsed, and has not ended yet.
+    const hung = stubOf(delivery('inst-a', 2));
+    known.hold(hung);
+    const ownership: LaneOwnership = { owns: () => true, attemptSignal: () => new AbortController().signal, want: () => undefined };
+    const loader = new LaneLoader(repo, scheduler, known, pino({ level: 'silent' }), () => undefined, ownership, true);
+    (loader as unknown as { stopped: boolean }).stopped = false;
+    const [a, b] = [scheduler.lane('inst-a'), scheduler.lane('inst-b')];
+
+    await loader.refillMany([a, b]);
+    expect(repo.batched, 'one read for both lanes').to.equal(1);
+    expect(a.queue.map((s) => s.seq), 'not past the held one').to.deep.equal([1]);
+    expect(a.more).to.equal(true);
+    expect(b.queue.map((s) => s.seq)).to.deep.equal([1, 2]);
+
+    // The attempt ends with nothing recorded: the delivery is still queued in the log, and the lane reads on from it.
+    known.release(hung);
+    loader.released(hung);
+    await waitFor(() => a.queue.length === 6 && !a.loading, 'the lane read on');
+    expect(a.queue.map((s) => s.seq)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect(a.more).to.equal(false);
   });
 });

@@ -55,6 +55,17 @@ class HeldPost implements WebhookPost {
   async close(): Promise<void> {}
 }
 
+/**
+ * One key, at once: the real keys read the hook from the store on first use, and concurrent reads
+ * answer in any order, so attempts started in seq order would reach the receiver out of it.
+ */
+class FixedKeys extends SigningKeys {
+  private readonly key = randomBytes(32);
+  override async forInstance(): Promise<Buffer> {
+    return this.key;
+  }
+}
+
 /** The store's leases, with a renewal the test can make fail once (the lane lapses) and the acquisitions counted. */
 class LapsingLeases extends Leases {
   lapse = false;
@@ -158,7 +169,7 @@ describe('a webhook lane taken back while its aborted first attempts are still u
       docs,
       repo,
       sender: new Sender({ post, clock: systemClock, allowPrivate: true, random: Math.random, timing: { baseMs: 20, maxMs: 200, horizonMs: 3_600_000 } }),
-      keys: new SigningKeys(repo, box),
+      keys: new FixedKeys(repo, box),
       clock: systemClock,
       logger,
       limits: { perInstance: PER_INSTANCE, perHost: 64, global: 64, laneHeld: 16, hostRetriesHeld: 16 },
