@@ -22,6 +22,7 @@ import { BOT_JOBS, botLane, type BotJobDoc } from './jobs.js';
 import { botActorId } from './outbox.js';
 import { triggers } from './triggers.js';
 import type { VisionImageFetcher } from './vision-image.js';
+import { firstPendingPerKey } from '../infra/docstore/first-pending.js';
 
 export interface BotRunnerOptions {
   docs: DocumentStore;
@@ -51,9 +52,6 @@ const RETRY_MAX_MS = 5 * 60_000;
 const SWEEP_EVERY_MS = 3_600_000;
 const KEEP_FINISHED_MS = 7 * 86_400_000;
 const EXPIRY_EVERY_MS = 15_000;
-/** Pending jobs read at once in log order; past it, lanes are found by seeking. */
-const PAGE = 1000;
-const MAX_LANE_SEEKS = 10_000;
 
 /**
  * Carries out the bots' jobs: one lane per conversation (bot and chat), one job at a time in log
@@ -106,23 +104,7 @@ export class BotRunner {
 
   private async dueHeads(): Promise<{ due: BotJobDoc[]; soonest: number }> {
     const jobs = this.o.docs.collection<BotJobDoc>(BOT_JOBS);
-    const pending = await jobs.find({ state: 'pending' }, { sort: { pos: 1 }, limit: PAGE });
-    const heads = new Map<string, BotJobDoc>();
-    for (const job of pending) {
-      const lane = botLane(job.instance_id, job.bot_id, job.jid);
-      if (!heads.has(lane)) heads.set(lane, job);
-    }
-    // A full page may be one conversation's backlog hiding the others: each lane's head is then
-    // sought on its own (one index seek per lane, a bounded number of lanes per round).
-    if (pending.length === PAGE) {
-      let after = '';
-      for (let seeks = 0; seeks < MAX_LANE_SEEKS; seeks++) {
-        const [head] = await jobs.find({ state: 'pending', lane: { $gt: after } }, { sort: { lane: 1, pos: 1 }, limit: 1 });
-        if (!head?.lane) break;
-        if (!heads.has(head.lane)) heads.set(head.lane, head);
-        after = head.lane;
-      }
-    }
+    const heads = await firstPendingPerKey(jobs, 'lane', (job) => botLane(job.instance_id, job.bot_id, job.jid));
     const now = this.o.clock.now().getTime();
     let soonest = Infinity;
     const due = [...heads.values()].filter((job) => {

@@ -10,6 +10,7 @@ import { Pump } from '../../infra/pump.js';
 import { conversationKey, HELPDESK_JOBS, HELPDESK_LINKS, laneOf, linkId, type JobDoc, type LinkDoc } from './jobs.js';
 import type { ImportHistory } from './import-history.js';
 import { repeat } from '../../infra/repeat.js';
+import { firstPendingPerKey } from '../../infra/docstore/first-pending.js';
 import type { ToHelpdesk } from './to-helpdesk.js';
 import { UndeliverableReply, type ToWhatsApp } from './to-whatsapp.js';
 
@@ -50,9 +51,6 @@ const KEEP_FINISHED_MS = 7 * 86_400_000;
 const FIRST_SWEEP_AFTER_MS = 60_000;
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 5 * 60_000;
-/** Pending jobs read at once in log order; past it, each conversation's first job is found by seeking. */
-const PAGE = 1000;
-const MAX_CONVERSATION_SEEKS = 10_000;
 /** The helpdesk's per-conversation limit counts a minute. */
 const TOO_MANY_WAIT_MS = 60_000;
 
@@ -136,23 +134,7 @@ export class HelpdeskBridge {
    */
   private async dueHeads(): Promise<JobDoc[]> {
     const jobs = this.o.docs.collection<JobDoc>(HELPDESK_JOBS);
-    const pending = await jobs.find({ state: 'pending' }, { sort: { pos: 1 }, limit: PAGE });
-    const firsts = new Map<string, JobDoc>();
-    for (const job of pending) {
-      const key = conversationKey(job);
-      if (!firsts.has(key)) firsts.set(key, job);
-    }
-    // A full page may be one conversation's backlog hiding the others: each conversation's first
-    // job is then sought on its own (one index seek per conversation, a bounded number per round).
-    if (pending.length === PAGE) {
-      let after = '';
-      for (let seeks = 0; seeks < MAX_CONVERSATION_SEEKS; seeks++) {
-        const [first] = await jobs.find({ state: 'pending', conversation_key: { $gt: after } }, { sort: { conversation_key: 1, pos: 1 }, limit: 1 });
-        if (!first?.conversation_key) break;
-        if (!firsts.has(first.conversation_key)) firsts.set(first.conversation_key, first);
-        after = first.conversation_key;
-      }
-    }
+    const firsts = await firstPendingPerKey(jobs, 'conversation_key', conversationKey);
     const lanes = new Map<string, JobDoc[]>();
     for (const job of firsts.values()) {
       const lane = lanes.get(laneOf(job));
