@@ -81,6 +81,8 @@ async function startNode(stores: Stores, keys: { server: string; jwt: string }, 
     ALLOW_PRIVATE_TARGETS: 'true',
     METRICS_TOKEN,
     READ_YOUR_WRITES_TIMEOUT_MS: '10000',
+    // To profile the nodes alone (not the bench or the stores): BENCH_CLUSTER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=…'.
+    ...(process.env.BENCH_CLUSTER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CLUSTER_NODE_OPTIONS } : {}),
   });
 }
 

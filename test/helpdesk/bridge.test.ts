@@ -48,6 +48,13 @@ const say = (w: World, from: string, to: string, text: string) =>
     return r.body.message_id as string;
   });
 
+/** The helpdesk conversation a phone's first message opens, once the message is there. */
+async function conversationOf(w: World, chatwoot: ChatwootTestServer, phone: string): Promise<number> {
+  const first = await say(w, phone, w.me.phone, `hello from ${phone}`);
+  await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${first}`), 'the message in the helpdesk');
+  return chatwoot.messages.find((m) => m.source_id === `WAID:${first}`)?.conversation_id as number;
+}
+
 const inboxOf = async (w: World, phone: string) =>
   (await w.t.api('GET', `/sandbox/phones/${phone}/inbox`, { token: w.owner.jwt })).body.messages as any[];
 
@@ -268,13 +275,8 @@ describe('helpdesk bridge: an answer that cannot go out holds no other conversat
     const w = await world(t);
     const config = await configure(w, chatwoot);
     const other = await newPhone(t.api, w.owner, { push_name: 'Bruno Customer' });
-    const conversationOf = async (phone: string) => {
-      const first = await say(w, phone, w.me.phone, `hello from ${phone}`);
-      await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${first}`), 'the message in the helpdesk');
-      return chatwoot.messages.find((m) => m.source_id === `WAID:${first}`)?.conversation_id as number;
-    };
-    const stuck = await conversationOf(w.customer.phone);
-    const served = await conversationOf(other.phone);
+    const stuck = await conversationOf(w, chatwoot, w.customer.phone);
+    const served = await conversationOf(w, chatwoot, other.phone);
     // An agent starts a conversation with a number typed by hand, which is not on WhatsApp.
     const nowhere = chatwoot.startConversation(config.inbox_id, { name: 'Typo', phone_number: '+5511900000001' });
     expect((await chatwoot.agentReply(nowhere.id, { content: 'to a number not on WhatsApp' })).callback.status).to.equal(200);
@@ -298,13 +300,8 @@ describe('helpdesk bridge: an answer that cannot go out holds no other conversat
     const w = await world(t);
     await configure(w, chatwoot);
     const other = await newPhone(t.api, w.owner, { push_name: 'Carla Customer' });
-    const conversationOf = async (phone: string) => {
-      const first = await say(w, phone, w.me.phone, `hello from ${phone}`);
-      await waitFor(() => chatwoot.messages.some((m) => m.source_id === `WAID:${first}`), 'the message in the helpdesk');
-      return chatwoot.messages.find((m) => m.source_id === `WAID:${first}`)?.conversation_id as number;
-    };
-    const stuck = await conversationOf(w.customer.phone);
-    const served = await conversationOf(other.phone);
+    const stuck = await conversationOf(w, chatwoot, w.customer.phone);
+    const served = await conversationOf(w, chatwoot, other.phone);
     // 1,001 answers to one conversation that failed and wait an hour for their retry, earlier in
     // the log (negative positions) than anything the gateway records next: the same lane (the
     // instance's answers) as the next one.
