@@ -9,7 +9,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { account, type Json } from './api.js';
-import { startChild, type Child } from './child.js';
+import { freePort, startChild, type Child } from './child.js';
+import { ChildProfiler } from './profiler.js';
 import { report } from './lib.js';
 
 /**
@@ -66,7 +67,7 @@ function cpuOf(pid: number | undefined): number | null {
 }
 
 /** A node of one deployment: its own data dir holding the deployment's keys. */
-async function startNode(stores: Stores, keys: { server: string; jwt: string }, dirs: string[]): Promise<Child> {
+async function startNode(stores: Stores, keys: { server: string; jwt: string }, dirs: string[], inspectPort: number | null): Promise<Child> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-node-'));
   dirs.push(dir);
   await writeFile(join(dir, 'server.key'), keys.server, { mode: 0o600 });
@@ -81,8 +82,7 @@ async function startNode(stores: Stores, keys: { server: string; jwt: string }, 
     ALLOW_PRIVATE_TARGETS: 'true',
     METRICS_TOKEN,
     READ_YOUR_WRITES_TIMEOUT_MS: '10000',
-    // To profile the nodes alone (not the bench or the stores): BENCH_CLUSTER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=…'.
-    ...(process.env.BENCH_CLUSTER_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_CLUSTER_NODE_OPTIONS } : {}),
+    ...(inspectPort ? { NODE_OPTIONS: ChildProfiler.option(inspectPort) } : {}),
   });
 }
 
@@ -127,7 +127,14 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
   const nodes: Child[] = [];
   try {
     const keys = { server: randomBytes(32).toString('base64'), jwt: randomBytes(32).toString('base64') };
-    for (let i = 0; i < nodeCount; i++) nodes.push(await startNode(stores, keys, dirs));
+    // A directory: each node's CPU profile of the measured load is written there (bench/profiler.ts).
+    const prof = process.env.BENCH_CLUSTER_CPU_PROF;
+    const profilers: ChildProfiler[] = [];
+    for (let i = 0; i < nodeCount; i++) {
+      const inspectPort = prof ? await freePort() : null;
+      if (inspectPort) profilers.push(new ChildProfiler(inspectPort));
+      nodes.push(await startNode(stores, keys, dirs, inspectPort));
+    }
     const first = nodes[0]!;
     const acc = await account(first.origin, `cluster-${nodeCount}-${Date.now()}@bench.example`);
     const contact = `5511800${String(nodeCount).padStart(6, '0')}`;
@@ -162,6 +169,7 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
 
     // Closed loop: SENDERS at a time, each through the next node, for DURATION_MS.
     const agent = new Agent({ connections: SENDERS, keepAliveTimeout: 30_000 });
+    for (const profiler of profilers) await profiler.start();
     const cpuBefore = nodes.map((n) => n.cpuSeconds() ?? 0);
     const storesBefore = stores.cpuSeconds() ?? 0;
     const load = loadavg()[0]!;
@@ -193,6 +201,7 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     const got = await receiverStats(receiver.origin);
     const cpu = nodes.map((node, i) => (node.cpuSeconds() ?? 0) - cpuBefore[i]!);
     const storesCpu = (stores.cpuSeconds() ?? 0) - storesBefore;
+    for (const [i, profiler] of profilers.entries()) console.log(`cluster ${nodeCount} nodes, node ${i + 1} profile: ${await profiler.stop(prof as string, `cluster-${nodeCount}-node-${i + 1}`)}`);
     await agent.close();
     report({
       name: `cluster webhooks end to end, ${nodeCount} node${nodeCount > 1 ? 's' : ''} (${INSTANCES} instances, ${sent} sent, ${got.unique} delivered, ${sent - Math.min(sent, got.unique)} lost, ${got.count - got.unique} repeated, ${refused} refused; load ${load.toFixed(2)})`,

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { account, pairedSandboxInstance } from './api.js';
-import { startChild, type Child } from './child.js';
+import { freePort, startChild, type Child } from './child.js';
+import { ChildProfiler } from './profiler.js';
 import { percentile, report } from './lib.js';
 
 /**
@@ -151,15 +152,18 @@ async function setUp(gateway: Child, receiver: Child) {
 
 export async function benchIngest(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gw-bench-ingest-'));
+  // A directory: the gateway's CPU profile of the burst is written there (bench/profiler.ts).
   const prof = process.env.BENCH_INGEST_CPU_PROF;
+  const inspectPort = prof ? await freePort() : null;
   const receiver = await startChild('bench/webhooks.ts', { BENCH_WEBHOOK_ROLE: 'receiver' });
   const gateway = await startChild('dist/main.js', {
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     MESSAGING_NETWORK: 'sandbox',
     ALLOW_PRIVATE_TARGETS: 'true',
-    ...(prof ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${prof}` } : {}),
+    ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${ChildProfiler.option(inspectPort)}` } : {}),
   });
+  const profiler = inspectPort ? new ChildProfiler(inspectPort) : null;
   try {
     const { auth, pairs } = await setUp(gateway, receiver);
     const plan = { origin: gateway.origin, auth, pairs };
@@ -175,11 +179,13 @@ export async function benchIngest(): Promise<void> {
     const bareRate = BURST / (bare.ms / 1000);
 
     await receiverStats(receiver.origin);
+    await profiler?.start();
     const cpu0 = gateway.cpuSeconds();
     const t0 = performance.now();
     const burst = await drive({ ...plan, mode: 'burst', count: BURST });
     const done = await delivered(receiver.origin, BURST);
     const cpu1 = gateway.cpuSeconds();
+    if (profiler && prof) console.log(`ingest   burst profile: ${await profiler.stop(prof, 'ingest-burst')}`);
     const rate = BURST / ((done - t0) / 1000);
     // The driver's process start is inside t0..done: it is subtracted with what the driver measured itself.
     const sendRate = BURST / (burst.ms / 1000);

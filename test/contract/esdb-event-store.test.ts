@@ -120,6 +120,81 @@ describe('EsdbEventStore over the gRPC test server', () => {
     }
   });
 
+  it('follows the head of $all on one server subscription however many subscribe, handing each the same frozen event', async () => {
+    await store.append('s', [event('A')], 'no_stream');
+    const subscriptions = Array.from({ length: 20 }, () => store.subscribeToAll());
+    try {
+      const before = await Promise.all(subscriptions.map((s) => s.nextBatch(10)));
+      expect(before.map((batch) => batch.map((e) => e.type))).to.deep.equal(subscriptions.map(() => ['A']));
+      await store.append('s', [event('B'), event('C')], 0n);
+      const live = await Promise.all(
+        subscriptions.map(async (s) => {
+          const got = await s.nextBatch(10);
+          if (got.length < 2) got.push(...(await s.nextBatch(10)));
+          return got;
+        }),
+      );
+      expect(live.map((batch) => batch.map((e) => e.type))).to.deep.equal(subscriptions.map(() => ['B', 'C']));
+      // One stream from the server for all twenty, and one decoded object per event for all of them.
+      expect(server.stats.subscriptionsOpened).to.equal(1);
+      for (const batch of live) {
+        expect(batch[0]).to.equal(live[0]?.[0]);
+        expect(Object.isFrozen(batch[0]?.data)).to.equal(true);
+      }
+    } finally {
+      await Promise.all(subscriptions.map((s) => s.unsubscribe()));
+    }
+  });
+
+  it('serves a subscriber behind the shared tail from the log until it reaches it, skipping and repeating nothing', async () => {
+    const small = await EsdbEventStore.open({ url: server.url, tailCapacity: 8 });
+    try {
+      await small.append('s', [event('start')], 'any');
+      const live = small.subscribeToAll();
+      const heavy = { id: randomUUID(), type: 'Heavy', data: { blob: 'x'.repeat(40_000) }, metadata: {} };
+      // Appends racing with the readers: small batches, a heavy event the tail does not keep, more.
+      const writing = (async () => {
+        for (let i = 0; i < 60; i++) await small.append(`s-${i % 4}`, Array.from({ length: 1 + (i % 5) }, () => event(`E${i}`)), 'any');
+        await small.append('h', [heavy], 'any');
+        for (let i = 0; i < 40; i++) await small.append(`s-${i % 4}`, [event(`F${i}`)], 'any');
+        await small.append('end', [event('end')], 'any');
+      })();
+      const readUntilEnd = async (subscription: ReturnType<typeof small.subscribeToAll>, sizes: number[]) => {
+        const got: bigint[] = [];
+        for (let i = 0; ; i++) {
+          const batch = await subscription.nextBatch(sizes[i % sizes.length] as number);
+          got.push(...batch.map((e) => e.position));
+          if (batch.some((e) => e.type === 'end')) return got;
+        }
+      };
+      const [fromLive, fromStart] = await Promise.all([readUntilEnd(live, [3, 1, 500]), (async () => {
+        // Opened once the tail has let the first events go: it starts from the log.
+        await new Promise((r) => setTimeout(r, 0));
+        const behind = small.subscribeToAll();
+        try {
+          return await readUntilEnd(behind, [7, 2]);
+        } finally {
+          await behind.unsubscribe();
+        }
+      })()]);
+      await writing;
+      const all = (await small.readAll()).map((e) => e.position);
+      expect(fromStart).to.deep.equal(all);
+      expect(fromLive).to.deep.equal(all);
+      const middle = all[150] as bigint;
+      const late = small.subscribeToAll({ after: middle });
+      try {
+        expect(await readUntilEnd(late, [11])).to.deep.equal(all.slice(151));
+      } finally {
+        await late.unsubscribe();
+      }
+      await live.unsubscribe();
+      expect(server.stats.subscriptionsOpened).to.equal(1);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('refuses malformed appends before sending anything, as the embedded store does', async () => {
     const good = event('A');
     const refusals = [

@@ -50,6 +50,9 @@ export interface ServerStats {
   batchAppendCalls: number;
   /** Appends carried by BatchAppend calls. */
   batchedAppends: number;
+  /** Subscriptions to $all opened, and those still open. */
+  subscriptionsOpened: number;
+  subscriptionsOpen: number;
   /** Flushes of the writer, each committing the group of writes queued behind the previous one. */
   readonly commits: number;
 }
@@ -66,6 +69,8 @@ export async function startEventStoreTestServer(options: EventStoreTestServerOpt
     appendCalls: 0,
     batchAppendCalls: 0,
     batchedAppends: 0,
+    subscriptionsOpened: 0,
+    subscriptionsOpen: 0,
     get commits() {
       return writer.commits;
     },
@@ -98,7 +103,7 @@ export async function startEventStoreTestServer(options: EventStoreTestServerOpt
 
 function streamsImplementation(log: MemoryLog, writer: Writer, stats: ServerStats): streamsGrpc.IStreamsServer {
   return {
-    read: (call) => read(log, call),
+    read: (call) => read(log, call, stats),
     append: (call, callback) => {
       stats.appendCalls++;
       append(log, writer, call, callback);
@@ -132,12 +137,22 @@ function streamsImplementation(log: MemoryLog, writer: Writer, stats: ServerStat
 
 // --- reads and subscriptions ---
 
-function read(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq, ReadResp>): void {
+function read(log: MemoryLog, call: grpc.ServerWritableStream<ReadReq, ReadResp>, stats: ServerStats): void {
   const options = call.request.getOptions();
   if (!options) return fail(call, invalid('read without options'));
   try {
     if (options.hasSubscription()) {
       if (!options.hasAll()) return fail(call, status(grpc.status.UNIMPLEMENTED, 'stream subscriptions are not implemented by the test server'));
+      stats.subscriptionsOpened++;
+      stats.subscriptionsOpen++;
+      let open = true;
+      const closed = () => {
+        if (open) stats.subscriptionsOpen--;
+        open = false;
+      };
+      call.on('cancelled', closed);
+      call.on('close', closed);
+      call.on('finish', closed);
       return subscribeToAll(log, call, options);
     }
     const count = Number(options.getCount() || '0');

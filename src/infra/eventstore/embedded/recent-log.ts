@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../deep-freeze.js';
 import { outweighs } from '../../outweighs.js';
 import type { RecordedEvent } from '../port.js';
 import { toRecordedEvent } from './records.js';
@@ -61,9 +62,3 @@ export class RecentLog {
 
 /** Roughly how much an entry may weigh (string lengths plus one per value) to be kept. */
 const ENTRY_BUDGET = 16 * 1024;
-
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value) || ArrayBuffer.isView(value)) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-}

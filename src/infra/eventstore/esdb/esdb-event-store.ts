@@ -24,11 +24,15 @@ import type {
   SubscribeOptions,
 } from '../port.js';
 import { allPosition, isSystemEvent, logPosition, toClientEvents, toRecorded } from './codec.js';
+import { SharedTail } from './shared-tail.js';
 import { EsdbSubscription } from './subscription.js';
+import { TailSubscription } from './tail-subscription.js';
 
 export interface EsdbEventStoreOptions {
   /** An EventStoreDB / KurrentDB connection string, e.g. esdb://host:2113?tls=false. */
   url: string;
+  /** Events the shared tail keeps at least (shared-tail.ts); tests make it small. */
+  tailCapacity?: number;
 }
 
 /** $all is read in pages of this many events, so no read holds an unbounded answer. */
@@ -46,17 +50,24 @@ const PAGE = 1000;
  */
 export class EsdbEventStore implements EventStore {
   private closed?: Promise<void>;
-  private readonly subscriptions = new Set<EsdbSubscription>();
+  private readonly subscriptions = new Set<TailSubscription>();
+  /** One subscription to the head of $all for every subscriber of this process (shared-tail.ts). */
+  private readonly tail: SharedTail;
   /** Appends sent and not yet answered: close waits for them, so none is cut off mid-flight. */
   private readonly appending = new Set<Promise<unknown>>();
 
-  private constructor(private readonly client: EventStoreDBClient) {}
+  private constructor(
+    private readonly client: EventStoreDBClient,
+    tailCapacity?: number,
+  ) {
+    this.tail = new SharedTail({ headPosition: () => this.headPosition(), subscribe: (after) => this.follow(after) }, tailCapacity);
+  }
 
   static async open(options: EsdbEventStoreOptions): Promise<EsdbEventStore> {
     // throwOnAppendFailure stays true (the default): a wrong expected revision comes as the typed
     // error with the stream's revision, which 6.2.1's BatchAppend result path would misreport.
     const client = EventStoreDBClient.connectionString(options.url);
-    const store = new EsdbEventStore(client);
+    const store = new EsdbEventStore(client, options.tailCapacity);
     // Fails now on an unreachable server, not on the first request.
     await store.headPosition().catch(async (error: unknown) => {
       await client.dispose();
@@ -132,11 +143,15 @@ export class EsdbEventStore implements EventStore {
 
   subscribeToAll(options: SubscribeOptions = {}): AllSubscription {
     this.assertOpen();
-    const open = (after: bigint) =>
-      this.client.subscribeToAll({ fromPosition: after < 0n ? START : allPosition(after), filter: excludeSystemEvents() });
-    const subscription: EsdbSubscription = new EsdbSubscription(open, options.after ?? -1n, () => this.subscriptions.delete(subscription));
+    const subscription: TailSubscription = new TailSubscription(this.tail, (o) => this.readAll(o), options.after ?? -1n, () => this.subscriptions.delete(subscription));
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  /** The client's own subscription to $all after a position, resubscribing after drops: the shared tail's source. */
+  private follow(after: bigint): EsdbSubscription {
+    const open = (from: bigint) => this.client.subscribeToAll({ fromPosition: from < 0n ? START : allPosition(from), filter: excludeSystemEvents() });
+    return new EsdbSubscription(open, after);
   }
 
   async setStreamMetadata(streamId: string, metadata: StreamMetadata): Promise<void> {
@@ -180,6 +195,7 @@ export class EsdbEventStore implements EventStore {
   close(): Promise<void> {
     this.closed ??= (async () => {
       await Promise.allSettled([...this.subscriptions].map((subscription) => subscription.unsubscribe()));
+      await this.tail.stop();
       await Promise.allSettled([...this.appending]);
       await this.client.dispose();
     })();
