@@ -28,6 +28,7 @@ const DURATION_MS = Number(process.env.BENCH_CLUSTER_MS ?? 8000);
 const SENDERS = Number(process.env.BENCH_CLUSTER_SENDERS ?? 16);
 const NODES = (process.env.BENCH_CLUSTER_NODES ?? '1,2,3').split(',').map(Number);
 const TTL_MS = 6000;
+const IDLE_MS = 3000;
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const METRICS_TOKEN = randomBytes(16).toString('hex');
 
@@ -35,6 +36,10 @@ interface Stores {
   eventstore: string;
   mongodb: string;
   cpuSeconds(): number | null;
+  /** Clears the MongoDB server's tally of commands (by name and collection). */
+  clearTally(): void;
+  /** The commands the MongoDB server ran since the tally was cleared. */
+  tally(): Promise<Record<string, number>>;
   stop(): Promise<void>;
 }
 
@@ -47,6 +52,13 @@ async function startStores(): Promise<Stores> {
   return {
     ...urls,
     cpuSeconds: () => cpuOf(proc.pid),
+    clearTally: () => proc.kill('SIGUSR1'),
+    async tally() {
+      const next = once(lines, 'line');
+      proc.kill('SIGUSR2');
+      const [json] = (await next) as [string];
+      return JSON.parse(json) as Record<string, number>;
+    },
     async stop() {
       if (proc.exitCode !== null) return;
       proc.kill('SIGTERM');
@@ -166,10 +178,18 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     }
     const view = await balanced(first.origin, nodeCount);
     await receiverStats(receiver.origin);
+    // What each node spends with no message flowing (lease renewals, polls, sweeps), per second:
+    // on a busy machine few events pass, and per event that time would look like work they cause.
+    const idleBefore = nodes.map((n) => n.cpuSeconds() ?? 0);
+    const idleStarted = performance.now();
+    await new Promise((r) => setTimeout(r, IDLE_MS));
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idlePerSecond = nodes.map((n, i) => ((n.cpuSeconds() ?? 0) - idleBefore[i]!) / idleSeconds);
 
     // Closed loop: SENDERS at a time, each through the next node, for DURATION_MS.
     const agent = new Agent({ connections: SENDERS, keepAliveTimeout: 30_000 });
     for (const profiler of profilers) await profiler.start();
+    stores.clearTally();
     const cpuBefore = nodes.map((n) => n.cpuSeconds() ?? 0);
     const storesBefore = stores.cpuSeconds() ?? 0;
     const load = loadavg()[0]!;
@@ -201,6 +221,11 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     const got = await receiverStats(receiver.origin);
     const cpu = nodes.map((node, i) => (node.cpuSeconds() ?? 0) - cpuBefore[i]!);
     const storesCpu = (stores.cpuSeconds() ?? 0) - storesBefore;
+    const counted = await stores.tally();
+    const commands = Object.values(counted).reduce((a, b) => a + b, 0) / Math.max(1, got.unique);
+    const tally = Object.entries(counted)
+      .sort((a, b) => b[1] - a[1])
+      .map(([command, n]) => `${command} ${(n / Math.max(1, got.unique)).toFixed(1)}`);
     for (const [i, profiler] of profilers.entries()) console.log(`cluster ${nodeCount} nodes, node ${i + 1} profile: ${await profiler.stop(prof as string, `cluster-${nodeCount}-node-${i + 1}`)}`);
     await agent.close();
     report({
@@ -210,8 +235,15 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     });
     const shares = view.nodes.map((v) => `${v.sessions}/${v.lanes}`).join(', ');
     report({ name: `cluster CPU per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, all nodes together (sessions/lanes per node: ${shares})`, value: (cpu.reduce((a, b) => a + b, 0) * 1000) / Math.max(1, got.unique), unit: 'ms' });
-    cpu.forEach((c, i) => report({ name: `cluster CPU per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, node ${i + 1}`, value: (c * 1000) / Math.max(1, got.unique), unit: 'ms' }));
+    cpu.forEach((c, i) =>
+      report({
+        name: `cluster CPU per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, node ${i + 1} (idle: ${(idlePerSecond[i]! * 1000).toFixed(0)} ms CPU/s; net of idle: ${(((c - idlePerSecond[i]! * seconds) * 1000) / Math.max(1, got.unique)).toFixed(2)} ms)`,
+        value: (c * 1000) / Math.max(1, got.unique),
+        unit: 'ms',
+      }),
+    );
     report({ name: `cluster CPU per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, the test servers (stores)`, value: (storesCpu * 1000) / Math.max(1, got.unique), unit: 'ms' });
+    console.log(`cluster MongoDB commands per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, all nodes: ${commands.toFixed(1)} in all; ${tally.join(', ')}`);
   } finally {
     for (const node of nodes) await node.stop();
     await stores.stop();

@@ -262,7 +262,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       mode === 'dry' ? projectionList.filter((p) => p.committed !== undefined) : projectionList,
       logger,
       // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
-      { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { checkpointEveryBatch: true, dryRun: mode === 'dry' } : {}) },
+      { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { sharedProgress: true, dryRun: mode === 'dry' } : {}) },
     );
   const projections = leases
     ? new LeasedProjections({ leases, docs: backends.docs, ttlMs: config.LEASE_TTL_MS, names: projectionList.map((p) => p.name), runner: runnerFor, logger: logger.child({ module: 'cluster' }) })

@@ -1,7 +1,7 @@
 import { repeat } from '../infra/repeat.js';
 import type { Logger } from 'pino';
 import type { DocumentStore } from '../infra/docstore/port.js';
-import { CHECKPOINTS, type ProjectionRunner } from '../projections/runner.js';
+import { CHECKPOINTS, PROGRESS_FLOOR, type ProjectionRunner } from '../projections/runner.js';
 import { HeldLease } from './held-lease.js';
 import type { Leases } from './leases.js';
 
@@ -109,13 +109,16 @@ export class LeasedProjections implements ProjectionProgress {
 
   position(name: string): bigint {
     if (this.writing && this.runner) return this.runner.position(name);
-    return this.stored.get(name) ?? -1n;
+    // A projection that changed nothing lately stores its checkpoint seldom: the floor every one passed says more.
+    const own = this.stored.get(name) ?? -1n;
+    const floor = this.stored.get(PROGRESS_FLOOR) ?? -1n;
+    return own > floor ? own : floor;
   }
 
   /** As ProjectionRunner.readVersion on the writing node; elsewhere, the stored checkpoint. */
   readVersion(name: string): string {
     if (this.writing && this.runner) return `w${this.runner.readVersion(name)}`;
-    return `s${this.stored.get(name) ?? -1n}`;
+    return `s${this.position(name)}`;
   }
 
   hasReached(position: bigint, names?: readonly string[]): boolean {

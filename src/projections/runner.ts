@@ -6,6 +6,8 @@ import { idempotentWrites } from './idempotent-writes.js';
 import type { Projection } from './projection.js';
 
 export const CHECKPOINTS = 'checkpoints';
+/** The checkpoint document holding the position every projection of the runner has passed. */
+export const PROGRESS_FLOOR = '*';
 const MAX_BATCH = 500;
 const RETRY_MS = 500;
 /** How long a projection that changes nothing may leave its stored checkpoint behind. */
@@ -26,8 +28,13 @@ export interface RunnerOptions {
    * for what projections tell this process on commit (secret generations, pokes), writing nothing.
    */
   dryRun?: boolean;
-  /** Store the checkpoint with every batch, so nodes that wait on the stored one see it at once. */
-  checkpointEveryBatch?: boolean;
+  /**
+   * Other nodes wait on the stored positions (read-your-writes there): besides each projection's
+   * checkpoint, written with its writes, the runner stores the floor (PROGRESS_FLOOR) every
+   * projection has passed as it moves, so a projection that changed nothing in a batch need not
+   * write its checkpoint for them to see it pass.
+   */
+  sharedProgress?: boolean;
   /** How a stored event becomes a typed one; default the domain's schemas. Tests of the runner's own machinery bring their own vocabulary. */
   typed?: (event: UntypedRecordedEvent) => Typed;
 }
@@ -48,6 +55,8 @@ export class ProjectionRunner {
   private stopped = false;
   /** Projections a rebuild has halted (see pause), by name. */
   private readonly halted = new Set<string>();
+  /** The floor stored last, and whether a write of it is in flight (one at a time). */
+  private floor = { stored: -1n, writing: false };
   /** Each projection's loop and how to end its subscription, for pause. */
   private readonly lanes = new Map<string, { loop: Promise<void>; unsubscribe: (() => Promise<void>) | null }>();
 
@@ -254,7 +263,7 @@ export class ProjectionRunner {
     const now = Date.now();
     if (this.options.dryRun) {
       // Folded for the commit hooks only: the node holding the projections' lease writes.
-    } else if (ops.length > 0 || this.options.checkpointEveryBatch || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
+    } else if (ops.length > 0 || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
       ops.push(checkpointOp(projection.name, last));
       await this.write(projection, ops);
       this.saved.set(projection.name, { position: last, at: now });
@@ -262,10 +271,38 @@ export class ProjectionRunner {
     this.advanced(projection, last);
   }
 
+  /**
+   * Stores the position every projection has passed, when it moved: one write in flight at a
+   * time, the next one taking whatever the floor reached meanwhile. A lost write is harmless
+   * (each projection's own checkpoint still says where it stands), so failures are only logged.
+   */
+  private publishFloor(): void {
+    if (this.floor.writing || this.stopped) return;
+    let floor: bigint | null = null;
+    for (const p of this.projections) {
+      const at = this.position(p.name);
+      if (floor === null || at < floor) floor = at;
+    }
+    if (floor === null || floor <= this.floor.stored) return;
+    const position = floor;
+    this.floor.writing = true;
+    this.docs
+      .batch([checkpointOp(PROGRESS_FLOOR, position)])
+      .then(
+        () => (this.floor.stored = position),
+        (err: unknown) => this.logger.warn({ err }, 'progress floor not stored'),
+      )
+      .finally(() => {
+        this.floor.writing = false;
+        this.publishFloor();
+      });
+  }
+
   /** The projection's state up to `position` is readable: its position moves, and who waits is told. */
   private advanced(projection: Projection, position: bigint): void {
     this.positions.set(projection.name, position);
     this.release(projection.name, position);
+    if (this.options.sharedProgress && !this.options.dryRun) this.publishFloor();
     // Told in the same turn as the commit became readable: nothing reads the committed state in
     // between and acts on it (the webhook keys are forgotten before a signer can see the batch).
     try {

@@ -3,7 +3,7 @@ import type { Document, WriteOp } from '../infra/docstore/port.js';
 import { checkedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import type { Projection, ReadDocs } from '../projections/projection.js';
-import { CHECKPOINTS } from '../projections/runner.js';
+import { CHECKPOINTS, PROGRESS_FLOOR } from '../projections/runner.js';
 import { checksum } from './checksum.js';
 import type { Progress } from './progress.js';
 import type { ReadModel } from './read-models.js';
@@ -187,6 +187,8 @@ export class Rebuilder {
       for (const m of models) after.set(m.name, await checksum(fresh, m.collections));
       // 4. The swap: aliases and checkpoints together.
       const swap: WriteOp[] = renames.map((r) => this.docs.aliasOp(r.logical, r.physical));
+      // The floor stored for other nodes may stand above where the rebuilt projections now start.
+      swap.push({ collection: CHECKPOINTS, op: 'deleteOne', filter: { _id: PROGRESS_FLOOR } });
       if (last >= 0n) {
         for (const { projection: p } of replaying) {
           swap.push({ collection: CHECKPOINTS, op: 'replaceOne', filter: { _id: p.name }, doc: { _id: p.name, position: last.toString() }, upsert: true });

@@ -8,7 +8,9 @@ import { EmbeddedDocumentStore } from '../../src/infra/docstore/embedded/embedde
 import type { DocumentStore, WriteOp, WriteOptions } from '../../src/infra/docstore/port.js';
 import { EmbeddedEventStore } from '../../src/infra/eventstore/embedded/embedded-event-store.js';
 import type { Projection } from '../../src/projections/projection.js';
-import { ProjectionRunner } from '../../src/projections/runner.js';
+import { PROGRESS_FLOOR, ProjectionRunner } from '../../src/projections/runner.js';
+
+import { waitFor } from '../support/sandbox.js';
 
 const logger = pino({ level: 'silent' });
 
@@ -82,6 +84,30 @@ describe('ProjectionRunner', () => {
     await runner.stop();
     expect(await checkpoint('idle')).to.equal(head.toString());
     expect(await checkpoint('ticks')).to.equal(head.toString());
+  });
+
+  it('with shared progress, stores the floor every projection passed instead of a checkpoint per batch for one that changed nothing', async () => {
+    const written: string[] = [];
+    const store = Object.create(docs) as DocumentStore;
+    store.batch = (ops: WriteOp[], options?: WriteOptions) => {
+      for (const op of ops) if (op.collection === 'checkpoints' && op.op === 'replaceOne') written.push(String(op.filter._id));
+      return docs.batch(ops, options);
+    };
+    const runner = new ProjectionRunner(events, store, [ticks, idle], logger, { sharedProgress: true });
+    const started = Date.now();
+    await runner.start();
+    let head = 0n;
+    for (let i = 0; i < 30; i++) {
+      head = (await tick(`s-${i % 3}`)).position;
+      expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    }
+    // What another node reads: the floor reaches the head though \`idle\` wrote its own seldom.
+    await waitFor(async () => (await checkpoint(PROGRESS_FLOOR)) === head.toString(), 'the floor at the head');
+    const elapsedMs = Date.now() - started;
+    expect(written.filter((id) => id === 'ticks')).to.have.length(30);
+    expect(written.filter((id) => id === 'idle').length).to.be.at.most(2 + Math.floor(elapsedMs / 1000));
+    expect(written.filter((id) => id === PROGRESS_FLOOR).length).to.be.within(1, 30);
+    await runner.stop();
   });
 
   it('after a crash (no stop), rereads from the stored checkpoints and reaches the same read model', async () => {

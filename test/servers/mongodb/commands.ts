@@ -33,6 +33,8 @@ export class CommandRunner {
   private nextCursor = 1;
   private nextConnection = 1;
   readonly log: CommandRecord[] = [];
+  /** Commands run, by name and collection ("find messages"): what a bench's load asked of the store. */
+  readonly tally = new Map<string, number>();
 
   connectionId(): number {
     return this.nextConnection++;
@@ -42,6 +44,9 @@ export class CommandRunner {
     const name = Object.keys(command)[0] ?? '';
     const db = typeof command.$db === 'string' ? command.$db : 'admin';
     this.record({ db, name, ...(isDoc(command.writeConcern) ? { writeConcern: command.writeConcern } : {}) });
+    const target = command[name];
+    const key = typeof target === 'string' ? `${name} ${target}` : name;
+    this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
     try {
       if (command.txnNumber !== undefined || command.startTransaction !== undefined) {
         throw new CommandError(20, 'IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');

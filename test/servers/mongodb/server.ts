@@ -9,6 +9,8 @@ export interface MongoTestServer {
   urlFor(database: string): string;
   /** Every command received (name, database, write concern), oldest first. */
   readonly commands: readonly CommandRecord[];
+  /** Commands run, by name and collection, since the server started or the tally was cleared. */
+  readonly tally: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startMongoTestServer(options: { port?: number; database?: 
     url: urlFor(options.database ?? 'test'),
     urlFor,
     commands: runner.log,
+    tally: runner.tally,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
