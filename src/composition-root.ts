@@ -420,6 +420,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...(pacer.paced ? { pacer } : {}),
     onScheduled: () => scheduledSends.poke(),
     previews: linkPreviews,
+    readYourWrites: rw,
   });
   // Before the listener: a send arriving at boot queues behind those queued before the restart.
   await queuedSends.start();
@@ -471,7 +472,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...realtimeRoutes(),
     ...sessionRoutes({ manager, sessions, rw }),
     ...chatListRoutes({ groups: groupQueries, chats: chatQueries, sessions, accounts: accountQueries, invites: groupInvites, clock }),
-    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids }), sendCommands),
+    ...messagingRoutes(new MessagingCommands(manager, recorder, clock, { pacer, ids }, rw), sendCommands),
     ...sendingRoutes(sendCommands, { mediaMaxBytes: config.MEDIA_MAX_BYTES }),
     ...messageRoutes(new MessageQueries(backends.docs)),
     ...contactRoutes(manager),

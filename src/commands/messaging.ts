@@ -5,6 +5,8 @@ import type { SendPacer } from './send-pacing/pacer.js';
 import type { InstanceDoc } from '../projections/instances/instances-projection.js';
 import type { ButtonsContent, NetworkConnection } from '../sessions/port.js';
 import type { SessionManager } from '../sessions/session-manager.js';
+import type { ReadYourWrites } from './read-your-writes.js';
+import { messagesProjection } from '../projections/messages/messages-projection.js';
 import type { SessionRecorder } from '../sessions/session-recorder.js';
 import type { CommandContext } from '../domain/audit.js';
 import { onNetwork } from '../sessions/network-call.js';
@@ -27,6 +29,8 @@ export class MessagingCommands {
     private readonly clock: Clock,
     /** Unpaced when absent: every send goes at once. */
     private readonly pacing?: { pacer: SendPacer; ids: IdGenerator },
+    /** A send answers once its message is in the messages model (a GET of its id right after finds it). */
+    private readonly readYourWrites?: ReadYourWrites,
   ) {}
 
   private nowSeconds(): number {
@@ -92,7 +96,8 @@ export class MessagingCommands {
     return onNetwork(this.manager, instance._id, op);
   }
 
-  private record(instance: InstanceDoc, events: SessionEvent[], context: CommandContext) {
-    return this.recorder.record(instance._id, instance.account_id, events, context);
+  private async record(instance: InstanceDoc, events: SessionEvent[], context: CommandContext): Promise<void> {
+    const position = await this.recorder.record(instance._id, instance.account_id, events, context);
+    await this.readYourWrites?.settle(position, [messagesProjection.name]);
   }
 }

@@ -13,6 +13,8 @@ import { SEND_QUEUE, type QueuedSendDoc } from '../../projections/sends/send-que
 import { networkCall } from '../../sessions/network-call.js';
 import type { NetworkConnection } from '../../sessions/port.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
+import type { ReadYourWrites } from '../read-your-writes.js';
+import { messagesProjection } from '../../projections/messages/messages-projection.js';
 import type { SessionRecorder } from '../../sessions/session-recorder.js';
 import type { SendPacer } from '../send-pacing/pacer.js';
 import { inChat, resolveRecipient, type Groups } from './recipients.js';
@@ -58,6 +60,8 @@ export interface SendCommandsDeps {
   findMessage: (instanceId: string, messageId: string) => Promise<NetworkMessage | undefined>;
   /** Unpaced when absent. */
   pacer?: SendPacer;
+  /** A send answers once its message is in the messages model (a GET of its id right after finds it). */
+  readYourWrites?: ReadYourWrites;
   /** Told of a new scheduled send (the worker looks sooner). */
   onScheduled?: () => void;
   /** A text's link preview; none when absent. Never fails: no preview is a text without one. */
@@ -253,8 +257,9 @@ export class SendCommands {
     return `3EB0${this.d.ids.alphanumeric(16)}`;
   }
 
-  private record(instance: InstanceDoc, events: SessionEvent[], context: CommandContext) {
-    return this.d.recorder.record(instance._id, instance.account_id, events, context);
+  private async record(instance: InstanceDoc, events: SessionEvent[], context: CommandContext): Promise<void> {
+    const position = await this.d.recorder.record(instance._id, instance.account_id, events, context);
+    await this.d.readYourWrites?.settle(position, [messagesProjection.name]);
   }
 }
 
