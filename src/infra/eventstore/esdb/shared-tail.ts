@@ -40,7 +40,7 @@ export class SharedTail {
   constructor(
     private readonly from: SharedTailSource,
     /** Events kept at least (at most twice as many) once that many have come. */
-    private readonly capacity = 5_000,
+    private readonly capacity = 2_048,
   ) {}
 
   /** Starts following the head (once); resolves when the floor is known. Retries until it is. */
