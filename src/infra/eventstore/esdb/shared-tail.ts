@@ -88,28 +88,38 @@ export class SharedTail {
   }
 
   private async begin(): Promise<void> {
-    for (let wait = RETRY_FIRST_MS; ; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
-      if (this.stopped) return;
+    for (let wait = RETRY_FIRST_MS; !this.stopped; wait = Math.min(wait * 2, RETRY_MAX_MS)) {
       try {
-        this.floorPosition = this.headPosition = await this.from.headPosition();
-        break;
+        const head = await this.from.headPosition();
+        if (this.stopped) return;
+        const source = this.from.subscribe(head);
+        this.floorPosition = this.headPosition = head;
+        this.source = source;
+        void this.pump(source);
+        return;
       } catch {
         // The server is away: the subscribers wait, as they would on a subscription of their own.
         await new Promise((r) => setTimeout(r, wait).unref());
       }
     }
-    if (this.stopped) return;
-    const source = this.from.subscribe(this.headPosition);
-    this.source = source;
-    void this.pump(source);
   }
 
   private async pump(source: AllSubscription): Promise<void> {
-    for (;;) {
-      const batch = await source.nextBatch(PULL);
-      if (batch.length === 0 || this.stopped) return;
-      this.add(batch);
-      for (const wake of [...this.waiters]) wake();
+    try {
+      for (;;) {
+        const batch = await source.nextBatch(PULL);
+        if (batch.length === 0 || this.stopped) return;
+        this.add(batch);
+        for (const wake of [...this.waiters]) wake();
+      }
+    } catch {
+      // An event the client could not hand over: follow again after the last one held, in a while.
+      await source.unsubscribe().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, RETRY_MAX_MS).unref());
+      if (this.stopped) return;
+      const again = this.from.subscribe(this.headPosition);
+      this.source = again;
+      void this.pump(again);
     }
   }
 
