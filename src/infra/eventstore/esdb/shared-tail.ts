@@ -115,11 +115,18 @@ export class SharedTail {
     } catch {
       // An event the client could not hand over: follow again after the last one held, in a while.
       await source.unsubscribe().catch(() => undefined);
-      await new Promise((r) => setTimeout(r, RETRY_MAX_MS).unref());
-      if (this.stopped) return;
-      const again = this.from.subscribe(this.headPosition);
-      this.source = again;
-      void this.pump(again);
+      while (!this.stopped) {
+        await new Promise((r) => setTimeout(r, RETRY_MAX_MS).unref());
+        if (this.stopped) return;
+        try {
+          const again = this.from.subscribe(this.headPosition);
+          this.source = again;
+          void this.pump(again);
+          return;
+        } catch {
+          // Not even started: wait and try again.
+        }
+      }
     }
   }
 
