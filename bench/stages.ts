@@ -1,0 +1,110 @@
+import type { Child } from './child.js';
+
+/**
+ * The gateway's own account of where its CPU goes (issue 31): its /metrics (the work counters of
+ * src/infra/metrics/work-meter.ts) and its threads' CPU read before and after a phase, printed
+ * per message. A CPU profile of the burst is flat and hangs most work under the microtask queue;
+ * these are measured where the work happens. What they do not cover (HTTP parsing, Koa, the
+ * sandbox network's reads and writes, GC) is the main thread's rest, printed beside them.
+ */
+export interface WorkSnapshot {
+  series: Map<string, number>;
+  threads: Map<string, number> | null;
+}
+
+const WANTED = /^gateway_(projection_|stage_|eventstore_appended_events_total)/;
+
+export async function workSnapshot(metricsUrl: string, gateway: Child): Promise<WorkSnapshot> {
+  const text = await (await fetch(metricsUrl)).text();
+  const series = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!WANTED.test(line)) continue;
+    const cut = line.lastIndexOf(' ');
+    series.set(line.slice(0, cut), Number(line.slice(cut + 1)));
+  }
+  return { series, threads: gateway.threadCpuSeconds() };
+}
+
+type Labels = Record<string, string>;
+
+function parse(key: string): { name: string; labels: Labels } {
+  const open = key.indexOf('{');
+  if (open < 0) return { name: key, labels: {} };
+  const labels: Labels = {};
+  for (const m of key.slice(open + 1, -1).matchAll(/(\w+)="([^"]*)"/g)) labels[m[1] as string] = m[2] as string;
+  return { name: key.slice(0, open), labels };
+}
+
+interface Row {
+  name: string;
+  us: number;
+  detail: string;
+}
+
+/** Lines of a table: µs of CPU per message for each projection and stage, sorted, then the totals. */
+export function stageTable(before: WorkSnapshot, after: WorkSnapshot, messages: number): string[] {
+  const delta = new Map<string, number>();
+  for (const [key, value] of after.series) delta.set(key, value - (before.series.get(key) ?? 0));
+  const perMsg = (v: number) => v / messages;
+  const lanes = new Map<string, { fold: number; write: number; advance: number; batches: number; ignoredBatches: number; events: number; ignored: number; writes: number }>();
+  const lane = (p: string) => {
+    let l = lanes.get(p);
+    if (!l) lanes.set(p, (l = { fold: 0, write: 0, advance: 0, batches: 0, ignoredBatches: 0, events: 0, ignored: 0, writes: 0 }));
+    return l;
+  };
+  const stages = new Map<string, { seconds: number; runs: number }>();
+  let appended = 0;
+  for (const [key, value] of delta) {
+    const { name, labels } = parse(key);
+    const p = labels.projection ?? '';
+    if (name === 'gateway_projection_busy_seconds_total') {
+      const l = lane(p);
+      if (labels.phase === 'fold') l.fold += value;
+      if (labels.phase === 'write') l.write += value;
+      if (labels.phase === 'advance') l.advance += value;
+    } else if (name === 'gateway_projection_batches_total') {
+      lane(p).batches += value;
+      if (labels.outcome === 'ignored') lane(p).ignoredBatches += value;
+    } else if (name === 'gateway_projection_events_total') {
+      lane(p).events += value;
+      if (labels.outcome === 'ignored') lane(p).ignored += value;
+    } else if (name === 'gateway_projection_writes_total') lane(p).writes += value;
+    else if (name === 'gateway_stage_busy_seconds_total') {
+      const s = stages.get(labels.stage ?? '') ?? { seconds: 0, runs: 0 };
+      stages.set(labels.stage ?? '', { ...s, seconds: s.seconds + value });
+    } else if (name === 'gateway_stage_runs_total') {
+      const s = stages.get(labels.stage ?? '') ?? { seconds: 0, runs: 0 };
+      stages.set(labels.stage ?? '', { ...s, runs: s.runs + value });
+    } else if (name === 'gateway_eventstore_appended_events_total') appended += value;
+  }
+  const rows: Row[] = [];
+  for (const [p, l] of lanes) {
+    if (l.batches === 0 && l.writes === 0) continue;
+    const us = (s: number) => perMsg(s * 1e6);
+    rows.push({
+      name: `projection ${p}`,
+      us: us(l.fold + l.write + l.advance),
+      detail: `fold ${us(l.fold).toFixed(1)} write ${us(l.write).toFixed(1)} advance ${us(l.advance).toFixed(1)} | batches/msg ${perMsg(l.batches).toFixed(2)} (${l.batches ? Math.round((100 * l.ignoredBatches) / l.batches) : 0}% ignored) writes/msg ${perMsg(l.writes).toFixed(2)} events ignored ${l.events ? Math.round((100 * l.ignored) / l.events) : 0}%`,
+    });
+  }
+  for (const [s, v] of stages) rows.push({ name: `stage ${s}`, us: perMsg(v.seconds * 1e6), detail: `runs/msg ${perMsg(v.runs).toFixed(2)}` });
+  rows.sort((a, b) => b.us - a.us);
+  const accounted = rows.reduce((sum, r) => sum + r.us, 0);
+  const lines = [`stage µs per message (${messages} messages, ${perMsg(appended).toFixed(2)} events appended per message):`];
+  const width = Math.max(...rows.map((r) => r.name.length), 10);
+  for (const r of rows) lines.push(`  ${r.name.padEnd(width)} ${r.us.toFixed(1).padStart(8)}  ${r.detail}`);
+  lines.push(`  ${'measured stages'.padEnd(width)} ${accounted.toFixed(1).padStart(8)}`);
+  if (before.threads && after.threads) {
+    const threads = [...after.threads]
+      .map(([name, s]) => ({ name, us: perMsg((s - (before.threads?.get(name) ?? 0)) * 1e6) }))
+      .filter((t) => t.us > 0)
+      .sort((a, b) => b.us - a.us);
+    const main = threads.find((t) => t.name === 'main')?.us ?? 0;
+    const total = threads.reduce((sum, t) => sum + t.us, 0);
+    lines.push(`  ${'main thread rest (HTTP, Koa, sandbox, append flush, GC, ...)'.padEnd(width)} ${(main - accounted).toFixed(1).padStart(8)}`);
+    lines.push(`  ${'main thread CPU'.padEnd(width)} ${main.toFixed(1).padStart(8)}`);
+    for (const t of threads) if (t.name !== 'main') lines.push(`  ${`thread ${t.name}`.padEnd(width)} ${t.us.toFixed(1).padStart(8)}`);
+    lines.push(`  ${'process CPU'.padEnd(width)} ${total.toFixed(1).padStart(8)}`);
+  }
+  return lines;
+}
