@@ -16,7 +16,9 @@ export interface Projection {
   apply(event: RecordedEvent): WriteOp[];
   /**
    * Told once the writes of every event up to `position` are committed. A reactor hands on what
-   * it decided only then: before, a failed commit could still take it back.
+   * it decided only then: before, a failed commit could still take it back. Not told of a commit
+   * of events it did not fold (none of `eventTypes`): it has nothing to hand on, and the workers
+   * a hook wakes would read the store for nothing.
    */
   committed?(position: bigint): void;
   /** The rare events whose writes depend on what the read model holds; see ReadingApply. */

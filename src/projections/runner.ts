@@ -239,6 +239,8 @@ export class ProjectionRunner {
     const work = this.meter.lane(projection.name);
     let started = performance.now();
     let folded = 0;
+    /** Events folded since the projection was last told of a commit. */
+    let untold = 0;
     const ops: WriteOp[] = [];
     let previous: bigint | null = null;
     for (const event of batch) {
@@ -254,6 +256,7 @@ export class ProjectionRunner {
         continue;
       }
       let writes: WriteOp[];
+      untold++;
       if (projection.reading?.needs(typed.event)) {
         // It reads the read model: what the events before it wrote must be there to read. That
         // commit is a commit like any other: readers keyed on the position (the chat count) see it move.
@@ -262,7 +265,9 @@ export class ProjectionRunner {
           ops.push(checkpointOp(projection.name, before));
           await this.write(projection, ops.splice(0), work);
           this.saved.set(projection.name, { position: before, at: Date.now() });
-          this.advanced(projection, before, work);
+          // This event is folded after the commit: what came before it is told now.
+          this.advanced(projection, before, work, untold - 1 > 0);
+          untold = 1;
         }
         started = performance.now();
         const reading = projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
@@ -289,7 +294,7 @@ export class ProjectionRunner {
       await this.write(projection, ops, work);
       this.saved.set(projection.name, { position: last, at: now });
     }
-    this.advanced(projection, last, work);
+    this.advanced(projection, last, work, untold > 0);
   }
 
   /**
@@ -319,12 +324,20 @@ export class ProjectionRunner {
       });
   }
 
-  /** The projection's state up to `position` is readable: its position moves, and who waits is told. */
-  private advanced(projection: Projection, position: bigint, work: LaneWork): void {
+  /**
+   * The projection's state up to `position` is readable: its position moves, and who waits is told.
+   * Its commit hook only when it folded an event since it was last told: a batch of events it
+   * ignores leaves nothing to pass on, and reactors' hooks wake workers that read the store.
+   */
+  private advanced(projection: Projection, position: bigint, work: LaneWork, tell: boolean): void {
     const started = performance.now();
     this.positions.set(projection.name, position);
     this.release(projection.name, position);
     if (this.options.sharedProgress && !this.options.dryRun) this.publishFloor();
+    if (!tell) {
+      work.advanceMs += performance.now() - started;
+      return;
+    }
     // Told in the same turn as the commit became readable: nothing reads the committed state in
     // between and acts on it (the webhook keys are forgotten before a signer can see the batch).
     try {

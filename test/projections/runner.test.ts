@@ -208,6 +208,46 @@ describe('ProjectionRunner', () => {
     expect([...told].sort((a, b) => (a < b ? -1 : 1))).to.deep.equal(told);
   });
 
+  it('tells a projection of no commit of a batch it ignored entirely, yet moves its position and checkpoint past it', async () => {
+    const told: bigint[] = [];
+    const noting: Projection = { ...ticks, name: 'noting', committed: (position) => told.push(position) };
+    const runner = new ProjectionRunner(events, docs, [noting], logger);
+    await runner.start();
+    const folded = (await tick('s')).position;
+    expect(await runner.waitFor(folded, ['noting'], 5000)).to.equal(true);
+    let head = folded;
+    for (let i = 0; i < 5; i++) {
+      // One batch each, none of the projection's type: its reactor would wake for nothing.
+      head = (await events.append('other', [{ id: randomUUID(), type: 'SubscriptionResumed', data: {}, metadata: {} }], 'any')).position;
+      expect(await runner.waitFor(head, ['noting'], 5000)).to.equal(true);
+    }
+    const last = (await tick('s')).position;
+    expect(await runner.waitFor(last, ['noting'], 5000)).to.equal(true);
+    await runner.stop();
+    expect(told).to.deep.equal([folded, last]);
+    expect(await checkpoint('noting')).to.equal(String(last));
+  });
+
+  it('still tells of a commit whose batch folded an event, and a restart from the stored checkpoint rereads nothing it ignored', async () => {
+    const told: bigint[] = [];
+    const noting: Projection = { ...ticks, name: 'noting', committed: (position) => told.push(position) };
+    const first = new ProjectionRunner(events, docs, [noting], logger);
+    await first.start();
+    let head = 0n;
+    for (let i = 0; i < 3; i++) head = (await events.append('other', [{ id: randomUUID(), type: 'SubscriptionResumed', data: {}, metadata: {} }], 'any')).position;
+    expect(await first.waitFor(head, ['noting'], 5000)).to.equal(true);
+    await first.stop();
+    expect(told).to.deep.equal([]);
+    expect(await checkpoint('noting')).to.equal(String(head));
+    const again = new ProjectionRunner(events, docs, [noting], logger);
+    await again.start();
+    const folded = (await tick('s')).position;
+    expect(await again.waitFor(folded, ['noting'], 5000)).to.equal(true);
+    await again.stop();
+    expect(told).to.deep.equal([folded]);
+    expect(await docs.collection('ticks').find({})).to.have.length(1);
+  });
+
   it('reports a stored event whose data does not match its schema, skips it, and goes on', async () => {
     const reported: unknown[] = [];
     const watching = pino({ level: 'error' }, { write: (line: string) => reported.push(JSON.parse(line)) });
