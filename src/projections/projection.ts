@@ -21,6 +21,13 @@ export interface Projection {
    * a hook wakes would read the store for nothing.
    */
   committed?(position: bigint): void;
+  /**
+   * The writes of a batch's events made fewer before they are written (issue 31: per-event work
+   * done per batch), e.g. increments of one document added up. Must leave the read model as the
+   * writes in order would. Not called where each event's writes are made idempotent on their own
+   * position (MongoDB, RunnerOptions.idempotentWrites).
+   */
+  compact?(ops: WriteOp[]): WriteOp[];
   /** The rare events whose writes depend on what the read model holds; see ReadingApply. */
   readonly reading?: ReadingApply;
 }

@@ -248,6 +248,32 @@ describe('ProjectionRunner', () => {
     expect(await docs.collection('ticks').find({})).to.have.length(1);
   });
 
+  it('writes a batch as the projection compacts it, and each event as it is where writes are idempotent per event', async () => {
+    const counter: Projection = {
+      name: 'counter',
+      eventTypes: new Set([TICK]),
+      apply: () => [{ collection: 'counts', op: 'updateOne', filter: { _id: 'n' }, update: { $inc: { n: 1 } }, upsert: true }],
+      // Adds up the batch's increments of the one document.
+      compact: (ops) => [{ collection: 'counts', op: 'updateOne', filter: { _id: 'n' }, update: { $inc: { n: ops.length } }, upsert: true }],
+    };
+    for (const idempotentWrites of [false, true]) {
+      const { store, batches } = counting(docs);
+      const runner = new ProjectionRunner(events, store, [{ ...counter, name: `counter-${idempotentWrites}` }], logger, { idempotentWrites });
+      // Appended before the runner starts: one batch.
+      let head = 0n;
+      for (let i = 0; i < 5; i++) head = (await tick('s')).position;
+      await runner.start();
+      expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
+      await runner.stop();
+      const written = batches.filter((b) => b.includes('counts'));
+      const counts = written.map((b) => b.filter((c) => c === 'counts').length);
+      // Idempotent: every event's write stays its own (10 events by then), each conditioned on its position.
+      if (idempotentWrites) expect(counts).to.have.length(1).and.satisfy((c: number[]) => (c[0] as number) >= 10);
+      else expect(counts).to.deep.equal([1]);
+    }
+    expect((await docs.collection<{ _id: string; n: number }>('counts').findOne({ _id: 'n' }))?.n).to.equal(15);
+  });
+
   it('reports a stored event whose data does not match its schema, skips it, and goes on', async () => {
     const reported: unknown[] = [];
     const watching = pino({ level: 'error' }, { write: (line: string) => reported.push(JSON.parse(line)) });
