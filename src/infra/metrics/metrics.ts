@@ -155,6 +155,15 @@ export class Metrics {
       },
     });
     new Counter({
+      name: 'gateway_event_loop_active_seconds_total',
+      help: 'Wall seconds the main thread was busy (event loop utilization): beside its CPU seconds, how much of the busy_seconds above the thread spent waiting for a core',
+      collect() {
+        this.reset();
+        this.inc(performance.eventLoopUtilization().active / 1000);
+      },
+      registers: [this.registry],
+    });
+    new Counter({
       name: 'gateway_stage_runs_total',
       help: 'Times each stage ran',
       labelNames: ['stage'],
