@@ -46,10 +46,10 @@ export function stageTable(before: WorkSnapshot, after: WorkSnapshot, messages: 
   const delta = new Map<string, number>();
   for (const [key, value] of after.series) delta.set(key, value - (before.series.get(key) ?? 0));
   const perMsg = (v: number) => v / messages;
-  const lanes = new Map<string, { fold: number; write: number; advance: number; batches: number; ignoredBatches: number; events: number; ignored: number; writes: number }>();
+  const lanes = new Map<string, { fold: number; write: number; advance: number; batches: number; ignoredBatches: number; events: number; ignored: number; writes: number; ops: number }>();
   const lane = (p: string) => {
     let l = lanes.get(p);
-    if (!l) lanes.set(p, (l = { fold: 0, write: 0, advance: 0, batches: 0, ignoredBatches: 0, events: 0, ignored: 0, writes: 0 }));
+    if (!l) lanes.set(p, (l = { fold: 0, write: 0, advance: 0, batches: 0, ignoredBatches: 0, events: 0, ignored: 0, writes: 0, ops: 0 }));
     return l;
   };
   const stages = new Map<string, { seconds: number; runs: number }>();
@@ -69,7 +69,10 @@ export function stageTable(before: WorkSnapshot, after: WorkSnapshot, messages: 
     } else if (name === 'gateway_projection_events_total') {
       lane(p).events += value;
       if (labels.outcome === 'ignored') lane(p).ignored += value;
-    } else if (name === 'gateway_projection_writes_total') lane(p).writes += value;
+    } else if (name === 'gateway_projection_writes_total') {
+      if (labels.unit === 'ops') lane(p).ops += value;
+      else lane(p).writes += value;
+    }
     else if (name === 'gateway_stage_busy_seconds_total') {
       const s = stages.get(labels.stage ?? '') ?? { seconds: 0, runs: 0 };
       stages.set(labels.stage ?? '', { ...s, seconds: s.seconds + value });
@@ -86,7 +89,7 @@ export function stageTable(before: WorkSnapshot, after: WorkSnapshot, messages: 
     rows.push({
       name: `projection ${p}`,
       us: us(l.fold + l.write + l.advance),
-      detail: `fold ${us(l.fold).toFixed(1)} write ${us(l.write).toFixed(1)} advance ${us(l.advance).toFixed(1)} | batches/msg ${perMsg(l.batches).toFixed(2)} (${l.batches ? Math.round((100 * l.ignoredBatches) / l.batches) : 0}% ignored) writes/msg ${perMsg(l.writes).toFixed(2)} events ignored ${l.events ? Math.round((100 * l.ignored) / l.events) : 0}%`,
+      detail: `fold ${us(l.fold).toFixed(1)} write ${us(l.write).toFixed(1)} advance ${us(l.advance).toFixed(1)} | batches/msg ${perMsg(l.batches).toFixed(2)} (${l.batches ? Math.round((100 * l.ignoredBatches) / l.batches) : 0}% ignored) writes/msg ${perMsg(l.writes).toFixed(2)} ops/msg ${perMsg(l.ops).toFixed(2)} events ignored ${l.events ? Math.round((100 * l.ignored) / l.events) : 0}%`,
     });
   }
   for (const [s, v] of stages) rows.push({ name: `stage ${s}`, us: perMsg(v.seconds * 1e6), detail: `runs/msg ${perMsg(v.runs).toFixed(2)}` });

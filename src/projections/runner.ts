@@ -162,6 +162,7 @@ export class ProjectionRunner {
     const bump = () => this.writes.set(projection.name, (this.writes.get(projection.name) ?? 0) + 1);
     bump();
     work.writes++;
+    work.ops += ops.length;
     try {
       await this.docs.batch(ops, { meter: work });
     } finally {

@@ -9,7 +9,7 @@ import type { DocumentStore, WriteOp, WriteOptions } from '../../src/infra/docst
 import { EmbeddedEventStore } from '../../src/infra/eventstore/embedded/embedded-event-store.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { PROGRESS_FLOOR, ProjectionRunner } from '../../src/projections/runner.js';
-
+import { Metrics } from '../../src/infra/metrics/metrics.js';
 import { waitFor } from '../support/sandbox.js';
 
 const logger = pino({ level: 'silent' });
@@ -272,6 +272,29 @@ describe('ProjectionRunner', () => {
       else expect(counts).to.deep.equal([1]);
     }
     expect((await docs.collection<{ _id: string; n: number }>('counts').findOne({ _id: 'n' }))?.n).to.equal(15);
+  });
+
+  it("counts each projection's batches, events folded and ignored, writes and busy time on the gateway's /metrics", async () => {
+    const metrics = new Metrics();
+    const runner = new ProjectionRunner(events, docs, [ticks, idle], logger, { meter: metrics.work });
+    await runner.start();
+    let head = 0n;
+    for (let i = 0; i < 3; i++) {
+      head = (await tick('s')).position;
+      expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
+    }
+    await runner.stop();
+    const text = await metrics.text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('gateway_projection_events_total{projection="ticks",outcome="folded"}')).to.equal(3);
+    expect(value('gateway_projection_events_total{projection="idle",outcome="ignored"}')).to.equal(3);
+    expect(value('gateway_projection_batches_total{projection="idle",outcome="ignored"}')).to.equal(3);
+    expect(value('gateway_projection_batches_total{projection="ticks",outcome="folded"}')).to.equal(3);
+    // Three read-model batches, each with its checkpoint.
+    expect(value('gateway_projection_writes_total{projection="ticks",unit="batches"}')).to.equal(3);
+    expect(value('gateway_projection_writes_total{projection="ticks",unit="ops"}')).to.equal(6);
+    expect(value('gateway_projection_busy_seconds_total{projection="ticks",phase="write"}')).to.be.greaterThan(0);
+    expect(value('gateway_projection_busy_seconds_total{projection="ticks",phase="fold"}')).to.be.greaterThan(0);
   });
 
   it('reports a stored event whose data does not match its schema, skips it, and goes on', async () => {

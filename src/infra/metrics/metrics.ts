@@ -143,7 +143,10 @@ export class Metrics {
       [{ outcome: 'folded' }, l.events - l.ignoredEvents],
       [{ outcome: 'ignored' }, l.ignoredEvents],
     ]);
-    perLane('gateway_projection_writes_total', 'Document store batches written per projection (read model and checkpoint)', [], (l) => [[{}, l.writes]]);
+    perLane('gateway_projection_writes_total', 'Document store batches written per projection (read model and checkpoint), and the operations in them', ['unit'], (l) => [
+      [{ unit: 'batches' }, l.writes],
+      [{ unit: 'ops' }, l.ops],
+    ]);
     new Counter({
       name: 'gateway_stage_busy_seconds_total',
       help: 'CPU seconds of synchronous work in stages of the event path outside the projections',

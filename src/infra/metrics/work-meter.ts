@@ -20,8 +20,9 @@ export class LaneWork {
   /** Events handed to the lane; `ignoredEvents` of them were not of its types. */
   events = 0;
   ignoredEvents = 0;
-  /** Document store batches written (read model writes and stored checkpoints). */
+  /** Document store batches written (read model writes and stored checkpoints), and the write operations in them. */
   writes = 0;
+  ops = 0;
 }
 
 /** A stage outside the projections (an HTTP route's handler, the realtime hub, a webhook attempt). */

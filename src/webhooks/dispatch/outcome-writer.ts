@@ -70,7 +70,10 @@ export class OutcomeWriter {
   private async commit(ops: WriteOp[]): Promise<boolean> {
     for (let tries = 1; ; tries++) {
       try {
-        if (this.work) this.work.writes++;
+        if (this.work) {
+          this.work.writes++;
+          this.work.ops += ops.length;
+        }
         await this.docs.batch(ops, this.work ? { meter: this.work } : {});
         return true;
       } catch (err) {
