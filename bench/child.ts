@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -10,6 +10,8 @@ export interface Child {
   origin: string;
   /** CPU seconds (user + system, every thread) the process has used so far; null where /proc is missing. */
   cpuSeconds(): number | null;
+  /** CPU seconds so far by thread name (the main thread is the process's own name); null where /proc is missing. */
+  threadCpuSeconds(): Map<string, number> | null;
   /** Resident memory of the process now, in bytes; null where /proc is missing. */
   rssBytes(): number | null;
   stop(): Promise<void>;
@@ -31,13 +33,37 @@ function rssOf(pid: number | undefined): number | null {
 function cpuSecondsOf(pid: number | undefined): number | null {
   if (pid === undefined) return null;
   try {
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return statCpu(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return null;
   }
+}
+
+/** utime + stime of a /proc stat line, in seconds. */
+function statCpu(stat: string): number {
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Threads of the same name (libuv's pool, V8's workers) are added up; a thread that ended meanwhile is left out. */
+function threadCpuOf(pid: number | undefined): Map<string, number> | null {
+  if (pid === undefined) return null;
+  const byName = new Map<string, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).trim();
+        byName.set(name, (byName.get(name) ?? 0) + statCpu(stat));
+      } catch {
+        // Ended between the listing and the read.
+      }
+    }
+  } catch {
+    return null;
+  }
+  return byName;
 }
 
 /** A port the OS just handed out. */
@@ -103,6 +129,7 @@ async function startChildOnce(entry: string, env: Record<string, string>): Promi
   return {
     origin,
     cpuSeconds: () => cpuSecondsOf(proc.pid),
+    threadCpuSeconds: () => threadCpuOf(proc.pid),
     rssBytes: () => rssOf(proc.pid),
     async stop() {
       if (exited) return;

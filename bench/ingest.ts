@@ -8,6 +8,7 @@ import { account, pairedSandboxInstance } from './api.js';
 import { freePort, startChild, type Child } from './child.js';
 import { ChildProfiler } from './profiler.js';
 import { percentile, report } from './lib.js';
+import { stageTable, workSnapshot } from './stages.js';
 
 /**
  * The front door, end to end, as a user sees it (issue 31): a sandbox phone sends over HTTP
@@ -156,11 +157,15 @@ export async function benchIngest(): Promise<void> {
   const prof = process.env.BENCH_INGEST_CPU_PROF;
   const inspectPort = prof ? await freePort() : null;
   const receiver = await startChild('bench/webhooks.ts', { BENCH_WEBHOOK_ROLE: 'receiver' });
+  // /metrics on a port of its own: the bench reads where the gateway's CPU went (bench/stages.ts).
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const gateway = await startChild('dist/main.js', {
     DATA_DIR: dataDir,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     MESSAGING_NETWORK: 'sandbox',
     ALLOW_PRIVATE_TARGETS: 'true',
+    METRICS_PORT: String(metricsPort),
     ...(inspectPort ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} ${ChildProfiler.option(inspectPort)}` } : {}),
   });
   const profiler = inspectPort ? new ChildProfiler(inspectPort) : null;
@@ -179,12 +184,14 @@ export async function benchIngest(): Promise<void> {
     const bareRate = BURST / (bare.ms / 1000);
 
     await receiverStats(receiver.origin);
+    const work0 = await workSnapshot(metricsUrl, gateway);
     await profiler?.start();
     const cpu0 = gateway.cpuSeconds();
     const t0 = performance.now();
     const burst = await drive({ ...plan, mode: 'burst', count: BURST });
     const done = await delivered(receiver.origin, BURST);
     const cpu1 = gateway.cpuSeconds();
+    const work1 = await workSnapshot(metricsUrl, gateway);
     if (profiler && prof) console.log(`ingest   burst profile: ${await profiler.stop(prof, 'ingest-burst')}`);
     const rate = BURST / ((done - t0) / 1000);
     // The driver's process start is inside t0..done: it is subtracted with what the driver measured itself.
@@ -201,6 +208,7 @@ export async function benchIngest(): Promise<void> {
     report({ name: `ingest   sends accepted (HTTP 201) rate`, value: sendRate, unit: 'msg/s' });
     report({ name: `ingest   send call p50 / p99`, value: percentile(calls, 50), unit: `ms / ${percentile(calls, 99).toFixed(1)} ms` });
     if (cpu0 !== null && cpu1 !== null) report({ name: 'ingest   gateway CPU per message (burst)', value: ((cpu1 - cpu0) * 1e6) / BURST, unit: 'µs' });
+    for (const line of stageTable(work0, work1, BURST)) console.log(`ingest   ${line}`);
 
     await receiverStats(receiver.origin);
     const count = Math.round((PACED_RATE * PACED_MS) / 1000);

@@ -224,7 +224,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       ? { leases, claims: new ExpiringDocClaims(backends.docs, leases.nodeId, systemClock, config.LEASE_TTL_MS), ttlMs: config.LEASE_TTL_MS, clock: systemClock, placement }
       : undefined;
   const webhooks = createWebhooks(
-    { docs: backends.docs, clock, logger, config, box, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
+    { docs: backends.docs, clock, logger, config, box, work: metrics.work, onSettled: (d) => (outcomes.settled(d), metrics.webhookSettled(d)), ...(workClaims ? { cluster: workClaims } : {}) },
     options.webhooks,
   );
   // Event export to the brokers: its lanes are claimed like the webhook lanes when several nodes share the stores.
@@ -262,7 +262,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       mode === 'dry' ? projectionList.filter((p) => p.committed !== undefined) : projectionList,
       logger,
       // MongoDB's batches are not atomic: projection writes must then be safe to apply twice.
-      { idempotentWrites: config.MONGODB_URL !== undefined, ...(leases ? { sharedProgress: true, dryRun: mode === 'dry' } : {}) },
+      { idempotentWrites: config.MONGODB_URL !== undefined, meter: metrics.work, ...(leases ? { sharedProgress: true, dryRun: mode === 'dry' } : {}) },
     );
   const projections = leases
     ? new LeasedProjections({ leases, docs: backends.docs, ttlMs: config.LEASE_TTL_MS, names: projectionList.map((p) => p.name), runner: runnerFor, logger: logger.child({ module: 'cluster' }) })
@@ -527,7 +527,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   app.use(await webAppFiles());
   const server = createServer(app.callback());
   server.keepAliveTimeout = 65_000;
-  const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }));
+  const hub = new RealtimeHub(backends.events, logger.child({ module: 'realtime' }), metrics.work.stage('realtime_hub'));
   await hub.start();
   const realtime = new RealtimeServer({
     authenticator: new Authenticator(jwt, accountQueries, instanceQueries, clock, tokenRegistry),

@@ -16,9 +16,18 @@ export interface Projection {
   apply(event: RecordedEvent): WriteOp[];
   /**
    * Told once the writes of every event up to `position` are committed. A reactor hands on what
-   * it decided only then: before, a failed commit could still take it back.
+   * it decided only then: before, a failed commit could still take it back. Not told of a commit
+   * of events it did not fold (none of `eventTypes`): it has nothing to hand on, and the workers
+   * a hook wakes would read the store for nothing.
    */
   committed?(position: bigint): void;
+  /**
+   * The writes of a batch's events made fewer before they are written (issue 31: per-event work
+   * done per batch), e.g. increments of one document added up. Must leave the read model as the
+   * writes in order would. Not called where each event's writes are made idempotent on their own
+   * position (MongoDB, RunnerOptions.idempotentWrites).
+   */
+  compact?(ops: WriteOp[]): WriteOp[];
   /** The rare events whose writes depend on what the read model holds; see ReadingApply. */
   readonly reading?: ReadingApply;
 }

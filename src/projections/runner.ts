@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { DocumentStore, WriteOp } from '../infra/docstore/port.js';
 import { typedEvent, type Typed, type UntypedRecordedEvent } from '../domain/recorded.js';
 import type { EventStore, RecordedEvent } from '../infra/eventstore/port.js';
+import { LaneWork, WorkMeter } from '../infra/metrics/work-meter.js';
 import { idempotentWrites } from './idempotent-writes.js';
 import type { Projection } from './projection.js';
 
@@ -37,6 +38,8 @@ export interface RunnerOptions {
   sharedProgress?: boolean;
   /** How a stored event becomes a typed one; default the domain's schemas. Tests of the runner's own machinery bring their own vocabulary. */
   typed?: (event: UntypedRecordedEvent) => Typed;
+  /** Where each projection's CPU and wake-ups are counted (the gateway's /metrics); default a meter of its own. */
+  meter?: WorkMeter;
 }
 
 /**
@@ -59,6 +62,7 @@ export class ProjectionRunner {
   private floor = { stored: -1n, writing: false };
   /** Each projection's loop and how to end its subscription, for pause. */
   private readonly lanes = new Map<string, { loop: Promise<void>; unsubscribe: (() => Promise<void>) | null }>();
+  private readonly meter: WorkMeter;
 
   constructor(
     private readonly store: EventStore,
@@ -66,7 +70,9 @@ export class ProjectionRunner {
     private readonly projections: readonly Projection[],
     private readonly logger: Logger,
     private readonly options: RunnerOptions = {},
-  ) {}
+  ) {
+    this.meter = options.meter ?? new WorkMeter();
+  }
 
   async start(): Promise<void> {
     for (const p of this.projections) {
@@ -152,11 +158,13 @@ export class ProjectionRunner {
   }
 
   /** Writes a batch of the projection's read model, its write count moved on both sides. */
-  private async write(projection: Projection, ops: WriteOp[]): Promise<void> {
+  private async write(projection: Projection, ops: WriteOp[], work: LaneWork): Promise<void> {
     const bump = () => this.writes.set(projection.name, (this.writes.get(projection.name) ?? 0) + 1);
     bump();
+    work.writes++;
+    work.ops += ops.length;
     try {
-      await this.docs.batch(ops);
+      await this.docs.batch(ops, { meter: work });
     } finally {
       bump();
     }
@@ -229,12 +237,18 @@ export class ProjectionRunner {
   }
 
   private async commit(projection: Projection, batch: RecordedEvent[]): Promise<void> {
+    const work = this.meter.lane(projection.name);
+    let started = performance.now();
+    let folded = 0;
+    /** Events folded since the projection was last told of a commit. */
+    let untold = 0;
     const ops: WriteOp[] = [];
     let previous: bigint | null = null;
     for (const event of batch) {
       const before = previous;
       previous = event.position;
       if (!projection.eventTypes.has(event.type)) continue;
+      folded++;
       const typed = (this.options.typed ?? typedEvent)(event);
       if (!typed.ok) {
         // A malformed stored event cannot be folded on trust, and retrying will not mend it: it
@@ -243,20 +257,34 @@ export class ProjectionRunner {
         continue;
       }
       let writes: WriteOp[];
+      untold++;
       if (projection.reading?.needs(typed.event)) {
         // It reads the read model: what the events before it wrote must be there to read. That
         // commit is a commit like any other: readers keyed on the position (the chat count) see it move.
+        work.foldMs += performance.now() - started;
         if (ops.length > 0 && before !== null && !this.options.dryRun) {
-          ops.push(checkpointOp(projection.name, before));
-          await this.write(projection, ops.splice(0));
+          const written = this.compacted(projection, ops.splice(0), work);
+          written.push(checkpointOp(projection.name, before));
+          await this.write(projection, written, work);
           this.saved.set(projection.name, { position: before, at: Date.now() });
-          this.advanced(projection, before);
+          // This event is folded after the commit: what came before it is told now.
+          this.advanced(projection, before, work, untold - 1 > 0);
+          untold = 1;
         }
-        writes = await projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
+        started = performance.now();
+        const reading = projection.reading.apply(typed.event, (collection, filter) => this.docs.collection(collection).find(filter));
+        work.foldMs += performance.now() - started;
+        writes = await reading;
+        started = performance.now();
       } else writes = projection.apply(typed.event);
       ops.push(...(this.options.idempotentWrites ? idempotentWrites(projection.name, event.position, writes) : writes));
     }
     const last = (batch[batch.length - 1] as RecordedEvent).position;
+    work.foldMs += performance.now() - started;
+    work.batches++;
+    work.events += batch.length;
+    work.ignoredEvents += batch.length - folded;
+    if (folded === 0) work.ignoredBatches++;
     // A batch that changes nothing need not move the stored checkpoint at once: after a crash the
     // projection reads those events again and again changes nothing. Most projections ignore most
     // events, and this saves them a transaction per batch.
@@ -264,11 +292,21 @@ export class ProjectionRunner {
     if (this.options.dryRun) {
       // Folded for the commit hooks only: the node holding the projections' lease writes.
     } else if (ops.length > 0 || now - (this.saved.get(projection.name)?.at ?? 0) >= IDLE_CHECKPOINT_MS) {
-      ops.push(checkpointOp(projection.name, last));
-      await this.write(projection, ops);
+      const written = this.compacted(projection, ops, work);
+      written.push(checkpointOp(projection.name, last));
+      await this.write(projection, written, work);
       this.saved.set(projection.name, { position: last, at: now });
     }
-    this.advanced(projection, last);
+    this.advanced(projection, last, work, untold > 0);
+  }
+
+  /** The batch's writes as the projection makes them fewer (timed as folding), where that is safe. */
+  private compacted(projection: Projection, ops: WriteOp[], work: LaneWork): WriteOp[] {
+    if (!projection.compact || this.options.idempotentWrites || ops.length < 2) return ops;
+    const started = performance.now();
+    const fewer = projection.compact(ops);
+    work.foldMs += performance.now() - started;
+    return fewer;
   }
 
   /**
@@ -298,11 +336,20 @@ export class ProjectionRunner {
       });
   }
 
-  /** The projection's state up to `position` is readable: its position moves, and who waits is told. */
-  private advanced(projection: Projection, position: bigint): void {
+  /**
+   * The projection's state up to `position` is readable: its position moves, and who waits is told.
+   * Its commit hook only when it folded an event since it was last told: a batch of events it
+   * ignores leaves nothing to pass on, and reactors' hooks wake workers that read the store.
+   */
+  private advanced(projection: Projection, position: bigint, work: LaneWork, tell: boolean): void {
+    const started = performance.now();
     this.positions.set(projection.name, position);
     this.release(projection.name, position);
     if (this.options.sharedProgress && !this.options.dryRun) this.publishFloor();
+    if (!tell) {
+      work.advanceMs += performance.now() - started;
+      return;
+    }
     // Told in the same turn as the commit became readable: nothing reads the committed state in
     // between and acts on it (the webhook keys are forgotten before a signer can see the batch).
     try {
@@ -311,6 +358,7 @@ export class ProjectionRunner {
       // The commit stands; whatever the projection failed to pass on is its own to recover.
       this.logger.error({ err, projection: projection.name }, 'projection failed to take note of a commit');
     }
+    work.advanceMs += performance.now() - started;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AllSubscription, EventStore, RecordedEvent } from '../infra/eventstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
+import type { StageWork } from '../infra/metrics/work-meter.js';
 
 type Listener = (event: RecordedEvent) => void;
 
@@ -18,6 +19,8 @@ export class RealtimeHub {
   constructor(
     private readonly store: EventStore,
     private readonly logger: Logger,
+    /** Where its fan-out's CPU is counted (/metrics). */
+    private readonly work?: StageWork,
   ) {}
 
   async start(): Promise<void> {
@@ -27,6 +30,7 @@ export class RealtimeHub {
       for (;;) {
         const batch = await subscription.nextBatch(500);
         if (batch.length === 0) return;
+        const started = performance.now();
         for (const event of batch) {
           if (!event.streamId.startsWith(SESSION)) continue;
           const listeners = this.listeners.get(event.streamId.slice(SESSION.length));
@@ -39,6 +43,7 @@ export class RealtimeHub {
             }
           }
         }
+        this.work?.since(started);
       }
     })();
   }

@@ -6,6 +6,7 @@ import type { Config } from '../infra/config/config.js';
 import type { SecretBox } from '../infra/crypto/secret-box.js';
 import type { DocumentStore } from '../infra/docstore/port.js';
 import type { Logger } from '../infra/logging/logger.js';
+import type { WorkMeter } from '../infra/metrics/work-meter.js';
 import type { Projection } from '../projections/projection.js';
 import { WebhookReactor } from './webhook-reactor.js';
 import { DeliveryRepo } from './deliveries/delivery-repo.js';
@@ -23,6 +24,8 @@ export interface WebhookDeps {
   logger: Logger;
   config: Config;
   box: SecretBox;
+  /** Where the dispatcher's CPU is counted (/metrics). */
+  work?: WorkMeter;
   /** Told of each delivery once its new state is saved. */
   onSettled?: (delivery: DeliveryDoc) => void;
   /** Several nodes share the stores (both backends remote): work is claimed, with claims lasting `ttlMs` unrenewed (on `clock`: real time). */
@@ -99,6 +102,7 @@ export function createWebhooks(deps: WebhookDeps, tuning: WebhookTuning = {}): W
     horizonMs,
     stopGraceMs: Math.min(config.SHUTDOWN_TIMEOUT_MS, timeoutMs),
     ...(deps.onSettled ? { onSettled: deps.onSettled } : {}),
+    ...(deps.work ? { work: deps.work } : {}),
     ...(deps.cluster ? { cluster: deps.cluster } : {}),
   });
   const reactor = new WebhookReactor(logger, ({ queued, changed }) => {

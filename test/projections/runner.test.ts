@@ -9,7 +9,7 @@ import type { DocumentStore, WriteOp, WriteOptions } from '../../src/infra/docst
 import { EmbeddedEventStore } from '../../src/infra/eventstore/embedded/embedded-event-store.js';
 import type { Projection } from '../../src/projections/projection.js';
 import { PROGRESS_FLOOR, ProjectionRunner } from '../../src/projections/runner.js';
-
+import { Metrics } from '../../src/infra/metrics/metrics.js';
 import { waitFor } from '../support/sandbox.js';
 
 const logger = pino({ level: 'silent' });
@@ -206,6 +206,95 @@ describe('ProjectionRunner', () => {
     expect(told[told.length - 1]).to.equal(head);
     for (const position of told) expect(stored).to.include(position);
     expect([...told].sort((a, b) => (a < b ? -1 : 1))).to.deep.equal(told);
+  });
+
+  it('tells a projection of no commit of a batch it ignored entirely, yet moves its position and checkpoint past it', async () => {
+    const told: bigint[] = [];
+    const noting: Projection = { ...ticks, name: 'noting', committed: (position) => told.push(position) };
+    const runner = new ProjectionRunner(events, docs, [noting], logger);
+    await runner.start();
+    const folded = (await tick('s')).position;
+    expect(await runner.waitFor(folded, ['noting'], 5000)).to.equal(true);
+    let head = folded;
+    for (let i = 0; i < 5; i++) {
+      // One batch each, none of the projection's type: its reactor would wake for nothing.
+      head = (await events.append('other', [{ id: randomUUID(), type: 'SubscriptionResumed', data: {}, metadata: {} }], 'any')).position;
+      expect(await runner.waitFor(head, ['noting'], 5000)).to.equal(true);
+    }
+    const last = (await tick('s')).position;
+    expect(await runner.waitFor(last, ['noting'], 5000)).to.equal(true);
+    await runner.stop();
+    expect(told).to.deep.equal([folded, last]);
+    expect(await checkpoint('noting')).to.equal(String(last));
+  });
+
+  it('still tells of a commit whose batch folded an event, and a restart from the stored checkpoint rereads nothing it ignored', async () => {
+    const told: bigint[] = [];
+    const noting: Projection = { ...ticks, name: 'noting', committed: (position) => told.push(position) };
+    const first = new ProjectionRunner(events, docs, [noting], logger);
+    await first.start();
+    let head = 0n;
+    for (let i = 0; i < 3; i++) head = (await events.append('other', [{ id: randomUUID(), type: 'SubscriptionResumed', data: {}, metadata: {} }], 'any')).position;
+    expect(await first.waitFor(head, ['noting'], 5000)).to.equal(true);
+    await first.stop();
+    expect(told).to.deep.equal([]);
+    expect(await checkpoint('noting')).to.equal(String(head));
+    const again = new ProjectionRunner(events, docs, [noting], logger);
+    await again.start();
+    const folded = (await tick('s')).position;
+    expect(await again.waitFor(folded, ['noting'], 5000)).to.equal(true);
+    await again.stop();
+    expect(told).to.deep.equal([folded]);
+    expect(await docs.collection('ticks').find({})).to.have.length(1);
+  });
+
+  it('writes a batch as the projection compacts it, and each event as it is where writes are idempotent per event', async () => {
+    const counter: Projection = {
+      name: 'counter',
+      eventTypes: new Set([TICK]),
+      apply: () => [{ collection: 'counts', op: 'updateOne', filter: { _id: 'n' }, update: { $inc: { n: 1 } }, upsert: true }],
+      // Adds up the batch's increments of the one document.
+      compact: (ops) => [{ collection: 'counts', op: 'updateOne', filter: { _id: 'n' }, update: { $inc: { n: ops.length } }, upsert: true }],
+    };
+    for (const idempotentWrites of [false, true]) {
+      const { store, batches } = counting(docs);
+      const runner = new ProjectionRunner(events, store, [{ ...counter, name: `counter-${idempotentWrites}` }], logger, { idempotentWrites });
+      // Appended before the runner starts: one batch.
+      let head = 0n;
+      for (let i = 0; i < 5; i++) head = (await tick('s')).position;
+      await runner.start();
+      expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
+      await runner.stop();
+      const written = batches.filter((b) => b.includes('counts'));
+      const counts = written.map((b) => b.filter((c) => c === 'counts').length);
+      // Idempotent: every event's write stays its own (10 events by then), each conditioned on its position.
+      if (idempotentWrites) expect(counts).to.have.length(1).and.satisfy((c: number[]) => (c[0] as number) >= 10);
+      else expect(counts).to.deep.equal([1]);
+    }
+    expect((await docs.collection<{ _id: string; n: number }>('counts').findOne({ _id: 'n' }))?.n).to.equal(15);
+  });
+
+  it("counts each projection's batches, events folded and ignored, writes and busy time on the gateway's /metrics", async () => {
+    const metrics = new Metrics();
+    const runner = new ProjectionRunner(events, docs, [ticks, idle], logger, { meter: metrics.work });
+    await runner.start();
+    let head = 0n;
+    for (let i = 0; i < 3; i++) {
+      head = (await tick('s')).position;
+      expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
+    }
+    await runner.stop();
+    const text = await metrics.text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('gateway_projection_events_total{projection="ticks",outcome="folded"}')).to.equal(3);
+    expect(value('gateway_projection_events_total{projection="idle",outcome="ignored"}')).to.equal(3);
+    expect(value('gateway_projection_batches_total{projection="idle",outcome="ignored"}')).to.equal(3);
+    expect(value('gateway_projection_batches_total{projection="ticks",outcome="folded"}')).to.equal(3);
+    // Three read-model batches, each with its checkpoint.
+    expect(value('gateway_projection_writes_total{projection="ticks",unit="batches"}')).to.equal(3);
+    expect(value('gateway_projection_writes_total{projection="ticks",unit="ops"}')).to.equal(6);
+    expect(value('gateway_projection_busy_seconds_total{projection="ticks",phase="write"}')).to.be.greaterThan(0);
+    expect(value('gateway_projection_busy_seconds_total{projection="ticks",phase="fold"}')).to.be.greaterThan(0);
   });
 
   it('reports a stored event whose data does not match its schema, skips it, and goes on', async () => {

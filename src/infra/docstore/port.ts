@@ -68,6 +68,12 @@ export type WriteOp =
 export interface WriteOptions {
   /** Resolve only once the write is on disk (fsync). Default false: read models can be rebuilt. */
   durable?: boolean;
+  /**
+   * The store adds the milliseconds of its own synchronous work for this write here (a metric of
+   * where the CPU goes; the embedded store's copy, transaction body and settle). A store whose
+   * work happens elsewhere (MongoDB's server) leaves it.
+   */
+  meter?: { writeMs: number };
 }
 
 export interface Collection<T extends Document = Document> {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { WorkMeter, type LaneWork } from './work-meter.js';
 
 /** Read when Prometheus scrapes: values that are cheaper to look at than to keep up to date. */
 export interface ScrapeSources {
@@ -21,6 +22,8 @@ export interface ClusterView {
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** CPU per stage of the event path, fed where the work happens and read at scrape time. */
+  readonly work = new WorkMeter();
   private sources: ScrapeSources = {};
   readonly requests: Histogram<'method' | 'route' | 'status'>;
   readonly appends: Histogram<'outcome'>;
@@ -102,12 +105,75 @@ export class Metrics {
         }
       },
     });
+    this.registerWork();
     new Gauge({
       name: 'gateway_realtime_streams',
       help: 'Open realtime streams',
       registers: [this.registry],
       collect() {
         this.set(self.sources.realtimeStreams?.() ?? 0);
+      },
+    });
+  }
+
+  /** Counters over `work`: set from its plain numbers when scraped, so feeding them costs no label lookup. */
+  private registerWork(): void {
+    const work = this.work;
+    const perLane = (name: string, help: string, labelNames: string[], values: (lane: LaneWork) => [Record<string, string>, number][]) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['projection', ...labelNames],
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [projection, lane] of work.lanes()) for (const [labels, value] of values(lane)) this.inc({ projection, ...labels }, value);
+        },
+      });
+    perLane('gateway_projection_busy_seconds_total', 'CPU seconds of synchronous work per projection: fold (events into writes), write (the work of the document store), advance (positions, waiters, commit hook)', ['phase'], (l) => [
+      [{ phase: 'fold' }, l.foldMs / 1000],
+      [{ phase: 'write' }, l.writeMs / 1000],
+      [{ phase: 'advance' }, l.advanceMs / 1000],
+    ]);
+    perLane('gateway_projection_batches_total', 'Batches of events handed to each projection; ignored: none of its event types', ['outcome'], (l) => [
+      [{ outcome: 'folded' }, l.batches - l.ignoredBatches],
+      [{ outcome: 'ignored' }, l.ignoredBatches],
+    ]);
+    perLane('gateway_projection_events_total', 'Events handed to each projection; ignored: not of its event types', ['outcome'], (l) => [
+      [{ outcome: 'folded' }, l.events - l.ignoredEvents],
+      [{ outcome: 'ignored' }, l.ignoredEvents],
+    ]);
+    perLane('gateway_projection_writes_total', 'Document store batches written per projection (read model and checkpoint), and the operations in them', ['unit'], (l) => [
+      [{ unit: 'batches' }, l.writes],
+      [{ unit: 'ops' }, l.ops],
+    ]);
+    new Counter({
+      name: 'gateway_stage_busy_seconds_total',
+      help: 'CPU seconds of synchronous work in stages of the event path outside the projections',
+      labelNames: ['stage'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [stage, s] of work.stages()) this.inc({ stage }, s.ms / 1000);
+      },
+    });
+    new Counter({
+      name: 'gateway_event_loop_active_seconds_total',
+      help: 'Wall seconds the main thread was busy (event loop utilization): beside its CPU seconds, how much of the busy_seconds above the thread spent waiting for a core',
+      collect() {
+        this.reset();
+        this.inc(performance.eventLoopUtilization().active / 1000);
+      },
+      registers: [this.registry],
+    });
+    new Counter({
+      name: 'gateway_stage_runs_total',
+      help: 'Times each stage ran',
+      labelNames: ['stage'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [stage, s] of work.stages()) this.inc({ stage }, s.count);
       },
     });
   }

@@ -1,5 +1,6 @@
 import type { Document, DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { RecordedEvent, RecordedOf } from '../../domain/recorded.js';
+import { addedIncrements } from '../added-increments.js';
 import { occurredAt, type Projection } from '../projection.js';
 import { bucketId, bucketStart, splitSeconds, startIso, type BucketSize } from './buckets.js';
 import { latencyBucket } from './histogram.js';
@@ -84,6 +85,11 @@ export class StatsProjection implements Projection {
     await docs.collection(STATS).createIndex({ name: 'instance_size_start', keys: { instance_id: 1, size: 1, start: 1 } });
     this.open.clear();
     for (const s of await docs.collection<StatsSessionDoc>(STATS_SESSIONS).find({})) this.open.set(s._id, { since: s.since, closedAt: s.closed_at });
+  }
+
+  /** Buckets change only by upserted increments: a batch's increments of one bucket are one write. */
+  compact(ops: WriteOp[]): WriteOp[] {
+    return addedIncrements(STATS, ops);
   }
 
   apply(event: RecordedEvent): WriteOp[] {

@@ -5,6 +5,7 @@ import type { Clock } from '../../infra/clock.js';
 import { singleNodeClaims, type Claim, type DocClaims } from '../../infra/doc-claims.js';
 import type { DocumentStore, Filter, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
+import { WorkMeter, type StageWork } from '../../infra/metrics/work-meter.js';
 import type { QueuedNotice } from '../webhook-reactor.js';
 import { registerRetryHost, type DeliveryRepo } from '../deliveries/delivery-repo.js';
 import { DELIVERIES, type DeliveryDoc, type DeliveryStatus } from '../deliveries/documents.js';
@@ -34,6 +35,8 @@ export interface DispatcherOptions {
   stopGraceMs: number;
   /** Told of each delivery once its new state is saved (statistics count the final ones). */
   onSettled?: (delivery: DeliveryDoc) => void;
+  /** Where the dispatcher's synchronous work is counted (/metrics); default a meter of its own. */
+  work?: WorkMeter;
   /** Several nodes share the document store: lanes and retries are claimed. Absent: this process is the only one. */
   cluster?: { leases: Leases; claims: DocClaims; ttlMs: number; clock: Clock; placement?: Placement };
 }
@@ -69,6 +72,7 @@ export class Dispatcher {
   private readonly retryWhenSettled = new Set<string>();
   /** Attempts whose outcome could not be written, waiting to go again (unrecorded). */
   private readonly unrecordedTimers = new Set<NodeJS.Timeout>();
+  private readonly dispatchWork: StageWork;
   private started = false;
   private stopping = false;
   private readonly claims: DocClaims;
@@ -77,7 +81,9 @@ export class Dispatcher {
 
   constructor(private readonly options: DispatcherOptions) {
     this.scheduler = new Scheduler(options.limits);
-    this.writer = new OutcomeWriter(options.docs, options.logger);
+    const work = options.work ?? new WorkMeter();
+    this.dispatchWork = work.stage('webhook_dispatch');
+    this.writer = new OutcomeWriter(options.docs, options.logger, work.lane('webhook-outcomes'));
     const pump = () => this.pump();
     const cluster = options.cluster;
     this.claims = cluster?.claims ?? singleNodeClaims;
@@ -168,10 +174,12 @@ export class Dispatcher {
 
   private pump(): void {
     if (!this.started || this.stopping) return;
+    const started = performance.now();
     for (let work = this.scheduler.next(); work; work = this.scheduler.next()) {
       const run: Promise<void> = this.execute(work).finally(() => this.inFlight.delete(run));
       this.inFlight.add(run);
     }
+    this.dispatchWork.since(started);
   }
 
   private async execute(work: Work): Promise<void> {
@@ -181,6 +189,7 @@ export class Dispatcher {
     let write: DeliveryDoc | undefined;
     let outcome: Outcome | null = null;
     let rights: AttemptRights | null = null;
+    let settling = 0;
     try {
       rights = await this.rightsFor(work);
       if (!rights) {
@@ -190,6 +199,7 @@ export class Dispatcher {
         write = expired(delivery, 'retry horizon passed before the delivery could be attempted');
       } else {
         outcome = await this.attempt(delivery, rights.signal);
+        settling = performance.now();
         if (outcome) write = afterAttempt(delivery, outcome, this.options.clock.now().getTime());
         // Aborted: left as it was in the log, for whoever attempts it next.
         else void rights.claim?.release().catch(() => undefined);
@@ -211,6 +221,7 @@ export class Dispatcher {
       const saved = write;
       this.writer.write(ops, (committed) => (committed ? this.settle(stub, saved) : this.unrecorded(stub)));
     } else this.settle(stub, null);
+    if (settling > 0) this.dispatchWork.since(settling);
     this.pump();
   }
 

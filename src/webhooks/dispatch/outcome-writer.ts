@@ -1,5 +1,6 @@
 import type { DocumentStore, WriteOp } from '../../infra/docstore/port.js';
 import type { Logger } from '../../infra/logging/logger.js';
+import type { LaneWork } from '../../infra/metrics/work-meter.js';
 
 const MAX_BATCH = 1000;
 const RETRY_MS = 200;
@@ -24,6 +25,8 @@ export class OutcomeWriter {
   constructor(
     private readonly docs: DocumentStore,
     private readonly logger: Logger,
+    /** Where its batches and the store's work for them are counted (/metrics). */
+    private readonly work?: LaneWork,
   ) {}
 
   /** `done` runs once the ops are committed (true) or given up (false). */
@@ -41,6 +44,10 @@ export class OutcomeWriter {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.take());
+        if (this.work) {
+          this.work.batches++;
+          this.work.events += batch.length;
+        }
         const committed = await this.commit(batch.flatMap((e) => e.ops));
         for (const entry of batch) entry.done(committed);
       }
@@ -63,7 +70,11 @@ export class OutcomeWriter {
   private async commit(ops: WriteOp[]): Promise<boolean> {
     for (let tries = 1; ; tries++) {
       try {
-        await this.docs.batch(ops);
+        if (this.work) {
+          this.work.writes++;
+          this.work.ops += ops.length;
+        }
+        await this.docs.batch(ops, this.work ? { meter: this.work } : {});
         return true;
       } catch (err) {
         if (tries >= MAX_TRIES) {

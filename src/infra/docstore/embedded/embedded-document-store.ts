@@ -79,7 +79,9 @@ export class EmbeddedDocumentStore implements DocumentStore {
   }
 
   async batch(ops: WriteOp[], options?: WriteOptions): Promise<void> {
+    const started = options?.meter ? performance.now() : 0;
     const copy = deepCopy(ops);
+    if (options?.meter) options.meter.writeMs += performance.now() - started;
     return this.write((storage) => {
       for (const op of copy) applyWriteOp(storage, op);
     }, options);
@@ -122,7 +124,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     } catch (error) {
       return Promise.reject(error);
     }
-    const done = this.commit(work, options?.durable === true);
+    const done = this.commit(work, options?.durable === true, options?.meter);
     this.pending.add(done);
     const forget = (): void => {
       this.pending.delete(done);
@@ -131,7 +133,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     return done;
   }
 
-  private async commit<R>(work: (storage: Storage) => R, durable: boolean): Promise<R> {
+  private async commit<R>(work: (storage: Storage) => R, durable: boolean, meter?: { writeMs: number }): Promise<R> {
     let written: Written | undefined;
     let committed = false;
     let threw = false;
@@ -139,6 +141,7 @@ export class EmbeddedDocumentStore implements DocumentStore {
     let result: R;
     try {
       result = await this.root.transaction(() => {
+        const started = meter ? performance.now() : 0;
         this.storage.beginWrite();
         shapesBefore = this.storage.savedShapes();
         try {
@@ -151,12 +154,15 @@ export class EmbeddedDocumentStore implements DocumentStore {
           throw error;
         } finally {
           written = this.storage.endWrite();
+          if (meter) meter.writeMs += performance.now() - started;
         }
       });
       committed = true;
     } finally {
       // lmdb renews its read snapshot before it resolves a commit, so from here on reads see it.
+      const started = meter && written ? performance.now() : 0;
       if (written) this.storage.settle(written, committed);
+      if (meter && written) meter.writeMs += performance.now() - started;
       // The work went through but its commit did not: what it saved is gone too.
       if (!committed && !threw) this.storage.forgetUnsavedShapes(shapesBefore);
     }
