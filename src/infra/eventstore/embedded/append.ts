@@ -1,5 +1,6 @@
 import { matchesExpectedRevision } from '../port.js';
 import type { EventData, ExpectedRevision, JsonObject } from '../port.js';
+import { jsonCopy } from './json-copy.js';
 import type { RecentIds } from './recent-ids.js';
 import { LAST_POSITION } from './storage.js';
 import { headOf, positionOf } from './stream-index.js';
@@ -36,7 +37,7 @@ export function prepareEvents(streamId: string, events: EventData[]): EventData[
 
 function copyObject(value: JsonObject, what: string): JsonObject {
   if (!isObject(value)) throw new Error(`${what} must be an object`);
-  const copy: unknown = JSON.parse(JSON.stringify(value));
+  const copy = jsonCopy(value);
   if (!isObject(copy)) throw new Error(`${what} must be an object`);
   return copy;
 }
