@@ -2,10 +2,10 @@ import { matchesExpectedRevision } from '../port.js';
 import type { EventData, ExpectedRevision, JsonObject } from '../port.js';
 import { jsonCopy } from './json-copy.js';
 import type { RecentIds } from './recent-ids.js';
-import { LAST_POSITION } from './storage.js';
 import { headOf, positionOf } from './stream-index.js';
 import type { StreamIndex } from './stream-index.js';
 import type { RecentLog } from './recent-log.js';
+import type { StoredEvent } from './storage.js';
 
 /** A wrong expected revision is an outcome, not an exception: see GroupCommit. */
 export type AppendOutcome =
@@ -52,9 +52,10 @@ export interface AppendContext extends StreamIndex {
   /** The newest entries as written, for subscribers at the head. */
   tail: RecentLog;
   /**
-   * The log's last position, as LAST_POSITION holds it inside the write transaction: kept here so
-   * an append does not read it back from lmdb (a B-tree lookup per append). Moved only inside the
-   * transaction, and put back by the batch's undo if it aborts.
+   * The log's last position: kept here so an append does not read LAST_POSITION back from lmdb
+   * (a B-tree lookup per append), and written there once at the end of each batch that moved it
+   * rather than once per append. Moved only inside the transaction, and put back by the batch's
+   * undo if it aborts.
    */
   last: number;
 }
@@ -80,17 +81,19 @@ export function applyAppend(
 
   const first = context.last + 1;
   if (events.length === 0) return { ok: true, nextRevision: head, position: first - 1 };
-  events.forEach((event, i) => {
+  for (let i = 0; i < events.length; i++) {
+    const { id, type, data, metadata } = events[i] as EventData;
     const revision = head + 1 + i;
     const position = first + i;
-    const stored = { ...event, streamId, revision, created };
+    // Spelled out rather than spread: one object shape for every event, built without a copy loop.
+    const stored: StoredEvent = { id, type, streamId, revision, data, metadata, created };
     storage.log.putSync(position, stored);
     context.tail.add(position, stored);
     unindexed.add(streamId, revision, position);
-    recent.remember(streamId, event.id, revision);
-  });
+    recent.remember(streamId, id, revision);
+  }
+  // LAST_POSITION itself is written once per batch, after its last append (see the store's batch hooks).
   const position = first + events.length - 1;
-  storage.state.putSync(LAST_POSITION, position);
   context.last = position;
   return { ok: true, nextRevision: head + events.length, position };
 }

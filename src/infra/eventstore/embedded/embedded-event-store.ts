@@ -19,7 +19,7 @@ import { readLog, readStreamEvents } from './reads.js';
 import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
-import { lastPosition, openStorage } from './storage.js';
+import { LAST_POSITION, lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
@@ -77,12 +77,17 @@ export class EmbeddedEventStore implements EventStore {
     this.writes = new GroupCommit(storage.env, {
       begin: () => {
         const before = this.context.last;
-        return () => {
-          this.context.last = before;
-          this.context.unindexed.dropAfter(before);
-          this.context.tail.dropAfter(before);
-          // The batch's events are gone, and any event shape it saved with them.
-          forgetUnsavedShapes(storage.log);
+        return {
+          end: () => {
+            if (this.context.last !== before) storage.state.putSync(LAST_POSITION, this.context.last);
+          },
+          undo: () => {
+            this.context.last = before;
+            this.context.unindexed.dropAfter(before);
+            this.context.tail.dropAfter(before);
+            // The batch's events are gone, and any event shape it saved with them.
+            forgetUnsavedShapes(storage.log);
+          },
         };
       },
     });
@@ -212,7 +217,7 @@ export class EmbeddedEventStore implements EventStore {
   private index(): Promise<void> {
     this.indexing ??= (async () => {
       try {
-        const through = await this.writes.submit(() => writeIndex(this.context));
+        const through = await this.writes.submit(() => writeIndex(this.context, this.context.last));
         this.context.unindexed.dropThrough(through);
       } finally {
         this.indexing = undefined;

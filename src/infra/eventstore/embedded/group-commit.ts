@@ -1,18 +1,30 @@
 import type { RootDatabase } from 'lmdb';
 
+/** One submitted write: its work, its result once run, and how to answer its submitter. */
 interface Queued {
-  run(): void;
-  succeed(): void;
-  fail(error: unknown): void;
+  work: () => unknown;
+  result: unknown;
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What the owner of the in-memory state does around one batch, inside its write transaction. */
+export interface BatchScope {
+  /**
+   * After the batch's last work function: writes what the batch changed as a whole, once per
+   * batch rather than once per write. Throwing aborts the batch like a throwing work function.
+   */
+  end(): void;
+  /**
+   * Undoes whatever in-memory state the batch's work changed; runs, synchronously, if the batch
+   * aborts, before lmdb hands the transaction to anything else.
+   */
+  undo(): void;
 }
 
 export interface BatchHooks {
-  /**
-   * Called in the write transaction before a batch runs. Returns the undo of whatever in-memory
-   * state the batch's work changes; it runs, synchronously, if the batch aborts, before lmdb
-   * hands the transaction to anything else.
-   */
-  begin(): () => void;
+  /** Called in the write transaction before a batch runs. */
+  begin(): BatchScope;
 }
 
 /**
@@ -41,15 +53,9 @@ export class GroupCommit {
   submit<T>(work: () => T): Promise<T> {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise<T>((resolve, reject) => {
-      let result: T;
       const first = this.queue.length === 0;
-      this.queue.push({
-        run: () => {
-          result = work();
-        },
-        succeed: () => resolve(result),
-        fail: reject,
-      });
+      // A plain record rather than closures around the result: one allocation per write.
+      this.queue.push({ work, result: undefined, resolve: resolve as (result: unknown) => void, reject });
       if (first) this.track(this.commit());
     });
   }
@@ -74,12 +80,13 @@ export class GroupCommit {
         batch = this.queue;
         this.queue = [];
         if (this.broken) throw this.broken;
-        const undo = this.hooks.begin();
+        const scope = this.hooks.begin();
         try {
-          for (const queued of batch) queued.run();
+          for (const queued of batch) queued.result = queued.work();
+          scope.end();
         } catch (error) {
           aborted = true;
-          undo();
+          scope.undo();
           throw error;
         }
       });
@@ -90,10 +97,10 @@ export class GroupCommit {
         this.queue = [];
       }
       if (!aborted && !this.broken) this.broken = brokenBy(error);
-      for (const queued of batch) queued.fail(error);
+      for (const queued of batch) queued.reject(error);
       return;
     }
-    for (const queued of batch ?? []) queued.succeed();
+    for (const queued of batch ?? []) queued.resolve(queued.result);
   }
 }
 

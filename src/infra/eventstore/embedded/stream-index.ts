@@ -23,13 +23,13 @@ export function positionOf({ storage, unindexed }: StreamIndex, streamId: string
 
 /**
  * Runs inside a write transaction: writes every unindexed entry to `streams` and `heads` and
- * moves INDEXED_THROUGH to the last position. Returns that position; the caller forgets the
+ * moves INDEXED_THROUGH to `through`, the log's last position in this transaction (the store
+ * holds it; LAST_POSITION is written at the end of the batch). Returns it; the caller forgets the
  * entries up to it only once this transaction is committed, so readers never miss them.
  * Bulk indexing is the point: a thousand events of fifty streams dirty about fifty index pages
  * once, instead of fifty pages in every commit.
  */
-export function writeIndex({ storage, unindexed }: StreamIndex): number {
-  const through = lastPosition(storage);
+export function writeIndex({ storage, unindexed }: StreamIndex, through: number): number {
   for (const [streamId, entries] of unindexed.streams()) {
     let head: number | undefined;
     for (const { revision, position } of entries) {
