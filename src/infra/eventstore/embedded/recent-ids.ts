@@ -1,5 +1,3 @@
-import { BoundedMap } from '../../bounded-map.js';
-
 /**
  * Revisions of the most recently appended event ids, per stream, for recognising retries of
  * appends made with `any` or `stream_exists`. Like EventStoreDB's own cache for ExpectedVersion.Any
@@ -10,18 +8,27 @@ import { BoundedMap } from '../../bounded-map.js';
  * scavenged; callers therefore check the log before trusting a hit.
  */
 export class RecentIds {
-  private readonly revisions: BoundedMap<string, number>;
+  /**
+   * Two generations rather than one map evicting its oldest entry at every set (a BoundedMap): a
+   * set is then one Map insert, paid by every append in its write transaction, and a generation is
+   * dropped whole. The newest `capacity` ids are always remembered, at most twice that in all.
+   */
+  private current = new Map<string, number>();
+  private previous = new Map<string, number>();
 
-  constructor(capacity: number) {
-    this.revisions = new BoundedMap(capacity);
-  }
+  constructor(private readonly capacity: number) {}
 
   remember(streamId: string, eventId: string, revision: number): void {
-    this.revisions.set(keyOf(streamId, eventId), revision);
+    if (this.current.size >= this.capacity) {
+      this.previous = this.current;
+      this.current = new Map();
+    }
+    this.current.set(keyOf(streamId, eventId), revision);
   }
 
   revisionOf(streamId: string, eventId: string): number | undefined {
-    return this.revisions.get(keyOf(streamId, eventId));
+    const key = keyOf(streamId, eventId);
+    return this.current.get(key) ?? this.previous.get(key);
   }
 }
 
