@@ -286,6 +286,42 @@ describe('EmbeddedEventStore', () => {
     expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
   });
 
+  it('acknowledges an append, and shows it to readers, only once lmdb has flushed its commit', async () => {
+    const s = await openStore();
+    // lmdb's overlappingSync resolves a commit before its fsync; `flushed` is the fsync. Hold it.
+    const env = (Reflect.get(s, 'storage') as { env: object }).env;
+    let release!: () => void;
+    const flush = new Promise<void>((resolveFlush) => (release = resolveFlush));
+    let asked!: () => void;
+    const flushAsked = new Promise<void>((resolveAsked) => (asked = resolveAsked));
+    Object.defineProperty(env, 'flushed', {
+      configurable: true,
+      get: () => {
+        asked();
+        return flush.then(() => true);
+      },
+    });
+    try {
+      let acknowledged = false;
+      const appended = s.append('s', [event('A')], 'no_stream').then((result) => {
+        acknowledged = true;
+        return result;
+      });
+      // The commit is done once the store asks for the flush (or, wrongly, has acknowledged already).
+      await Promise.race([flushAsked, appended]);
+      await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      expect(acknowledged, 'acknowledged before the flush').to.equal(false);
+      expect(await s.headPosition()).to.equal(-1n);
+      expect(await s.readAll()).to.deep.equal([]);
+      release();
+      expect(await appended).to.deep.equal({ nextRevision: 0n, position: 0n });
+      expect(await s.headPosition()).to.equal(0n);
+    } finally {
+      release();
+      Reflect.deleteProperty(env, 'flushed');
+    }
+  });
+
   it('rejects malformed input before writing anything', async () => {
     const s = await openStore();
     const bad: Array<[string, EventData[]]> = [
