@@ -19,7 +19,7 @@ import { readLog, readStreamEvents } from './reads.js';
 import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
-import { LAST_POSITION, lastPosition, openStorage } from './storage.js';
+import { LAST_POSITION, indexedThrough, lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
@@ -66,6 +66,8 @@ export class EmbeddedEventStore implements EventStore {
   private closed?: Promise<void>;
   private indexing?: Promise<void>;
   private indexTimer?: NodeJS.Timeout;
+  /** INDEXED_THROUGH as last written. */
+  private indexedThrough: number;
 
   private constructor(
     private readonly storage: Storage,
@@ -74,6 +76,7 @@ export class EmbeddedEventStore implements EventStore {
   ) {
     this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG), last: lastPosition(storage) };
     recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
+    this.indexedThrough = indexedThrough(storage);
     this.writes = new GroupCommit(storage.env, {
       begin: () => {
         const before = this.context.last;
@@ -202,7 +205,7 @@ export class EmbeddedEventStore implements EventStore {
   }
 
   private scheduleIndexing(): void {
-    if (this.indexing || this.closed) return;
+    if (this.indexing || this.closed || this.head.value <= this.indexedThrough) return;
     if (this.context.unindexed.size >= this.indexBatch) {
       void this.index().catch(() => undefined); // a failed commit already fails every later write
     } else if (this.indexTimer === undefined && this.context.unindexed.size > 0) {
@@ -217,8 +220,14 @@ export class EmbeddedEventStore implements EventStore {
   private index(): Promise<void> {
     this.indexing ??= (async () => {
       try {
-        const through = await this.writes.submit(() => writeIndex(this.context, this.context.last));
-        this.context.unindexed.dropThrough(through);
+        // Acknowledged positions only: their log entries are on disk, so INDEXED_THROUGH never
+        // vouches for an entry whose commit is still pending (and might fail).
+        const through = this.head.value;
+        if (through > this.indexedThrough) {
+          await writeIndex(this.context, through);
+          this.context.unindexed.dropThrough(through);
+          this.indexedThrough = through;
+        }
       } finally {
         this.indexing = undefined;
         this.scheduleIndexing();
@@ -227,7 +236,7 @@ export class EmbeddedEventStore implements EventStore {
     return this.indexing;
   }
 
-  /** Indexes everything appended before the call. */
+  /** Indexes everything acknowledged before the call. */
   private async indexAll(): Promise<void> {
     // One already running may have started before the latest appends: let it finish, then go again.
     await this.indexing?.catch(() => undefined);
