@@ -265,25 +265,55 @@ describe('EmbeddedEventStore', () => {
     expect((await (await openStore()).readAll()).map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data, later.data]);
   });
 
-  it('forgets an event shape saved by a batch that aborted: the same shape appended next reads back after a reopen', async () => {
+  it('leaves nothing of an append that failed after queuing its events: the next append takes its positions, a reopen drops them', async () => {
     const s = await openStore();
     await s.append('s', [event('First', { a: 1 })], 'no_stream');
-    // Fault injection: the batch writes the event, saving its new shape, then fails before it
-    // commits (as only a bug would make it), so everything it wrote rolls back.
-    const { storage } = Reflect.get(s, 'context') as { storage: { state: { putSync: (...args: unknown[]) => unknown } } };
-    const putSync = storage.state.putSync;
-    storage.state.putSync = () => {
-      throw new Error('injected');
+    // Fault injection: the append queues its events (and saves their new shapes), then fails
+    // before it moves LAST_POSITION, as only lmdb failing would make it.
+    const { storage } = Reflect.get(s, 'context') as { storage: { state: { put: (...args: unknown[]) => unknown } } };
+    const put = storage.state.put;
+    const failOnce = () => {
+      storage.state.put = (...args: unknown[]) => {
+        storage.state.put = put;
+        if (args[0] === 'lastPosition') throw new Error('injected');
+        return Reflect.apply(put, storage.state, args);
+      };
     };
-    const failed = await s.append('s', [event('Lost', { p: 1, q: 2 })], 0n).catch((err: unknown) => err);
-    storage.state.putSync = putSync;
+    failOnce();
+    const failed = await s.append('s', [event('Lost', { p: 1, q: 2 }), event('Lost2', { r: 1 })], 0n).catch((err: unknown) => err);
     expect(String(failed)).to.match(/injected/);
+    expect(await s.readStream('s')).to.have.length(1);
     const kept = event('Kept', { p: 3, q: 4 });
-    await s.append('s', [kept], 0n);
+    expect(await s.append('s', [kept], 0n)).to.deep.equal({ nextRevision: 1n, position: 1n });
+    expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
+
+    // Failing again and closing at once: the queued entries are on disk, past LAST_POSITION.
+    failOnce();
+    expect(String(await s.append('s', [event('Lost3', { m: 'x' }), event('Lost4')], 1n).catch((err: unknown) => err))).to.match(/injected/);
     const reopened = await openStore();
     expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }]);
-    await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n);
-    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
+    expect(await reopened.headPosition()).to.equal(1n);
+    expect(await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n)).to.deep.equal({ nextRevision: 2n, position: 2n });
+    expect((await reopened.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept', 'Later']);
+    const again = await openStore();
+    expect((await again.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
+    expect(await again.readAll({ after: 2n })).to.deep.equal([]);
+  });
+
+  it('recognises a retry made before the original is acknowledged, at an exact revision and with any', async () => {
+    const s = await openStore();
+    const exact = [event('E0'), event('E1')];
+    const loose = [event('L0')];
+    // Neither original is committed when its retry is checked: all four are made in one turn.
+    const results = await Promise.all([
+      s.append('exact', exact, 'no_stream'),
+      s.append('loose', loose, 'any'),
+      s.append('exact', exact, 'no_stream'),
+      s.append('loose', loose, 'any'),
+    ]);
+    expect(results[2]).to.deep.equal(results[0]);
+    expect(results[3]).to.deep.equal(results[1]);
+    expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['E0', 'E1', 'L0']);
   });
 
   it('acknowledges an append, and shows it to readers, only once lmdb has flushed its commit', async () => {

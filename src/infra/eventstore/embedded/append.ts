@@ -5,9 +5,11 @@ import type { RecentIds } from './recent-ids.js';
 import { headOf, positionOf } from './stream-index.js';
 import type { StreamIndex } from './stream-index.js';
 import type { RecentLog } from './recent-log.js';
+import { LAST_POSITION } from './storage.js';
 import type { StoredEvent } from './storage.js';
+import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 
-/** A wrong expected revision is an outcome, not an exception: see GroupCommit. */
+/** A wrong expected revision is an outcome, not an exception: it is answered after the flush too. */
 export type AppendOutcome =
   | { ok: true; nextRevision: number; position: number }
   | { ok: false; actual: number };
@@ -52,25 +54,37 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** What an append needs inside the write transaction. */
+/** What an append needs: the in-memory state it checks and moves, and where its writes go. */
 export interface AppendContext extends StreamIndex {
   recent: RecentIds;
   /** The newest entries as written, for subscribers at the head. */
   tail: RecentLog;
   /**
-   * The log's last position: kept here so an append does not read LAST_POSITION back from lmdb
-   * (a B-tree lookup per append), and written there once at the end of each batch that moved it
-   * rather than once per append. Moved only inside the transaction, and put back by the batch's
-   * undo if it aborts.
+   * The log's last position, including appends whose commit is still pending: appends are checked
+   * and placed here, in the order they are made, not inside a transaction. LAST_POSITION follows it
+   * on disk, one put per append, in the same commit as the append's log entries.
    */
   last: number;
+  /**
+   * Log entries queued but perhaps not committed yet, by position: lmdb's reads see only committed
+   * data, and a retry's check may need them. The append forgets its own once committed.
+   */
+  pending: Map<number, StoredEvent>;
+  /** Told the commit of every put queued (see GroupCommit). */
+  writes: { queued(commit: Promise<unknown>): void };
 }
 
 /**
- * Runs inside the write transaction, so the expected-revision check, the retry check and
- * position assignment see every earlier append, including those of the same group commit.
- * Checks come before the first write: a rejected append writes nothing. Only the log is written;
- * the stream entries go to UnindexedEvents (undone by the caller if the transaction aborts).
+ * Checks an append against everything appended before it (committed or not: this process is the
+ * only writer, and appends are applied in call order), then queues its writes with lmdb's
+ * asynchronous puts, which all land in one transaction (one event turn). Checks come before the
+ * first write: a rejected append writes nothing. Only the log is written, and LAST_POSITION after
+ * it; the stream entries go to UnindexedEvents.
+ *
+ * If queuing throws part-way (encoding an event, which cannot fail on JSON data short of lmdb
+ * itself failing), the append is undone in memory and throws: LAST_POSITION was not moved, so the
+ * log entries it did queue lie past it, where the next append overwrites them and an open drops
+ * them (dropPastLastPosition). Nothing of it is ever acknowledged or shown to a reader.
  */
 export function applyAppend(
   context: AppendContext,
@@ -79,7 +93,7 @@ export function applyAppend(
   expected: ExpectedRevision,
   created: number,
 ): AppendOutcome {
-  const { storage, unindexed, recent } = context;
+  const { storage, unindexed, recent, pending, writes } = context;
   const head = headOf(context, streamId);
   const retried = checkRetry(context, streamId, events, expected, head);
   if (retried) return retried;
@@ -87,20 +101,28 @@ export function applyAppend(
 
   const first = context.last + 1;
   if (events.length === 0) return { ok: true, nextRevision: head, position: first - 1 };
-  for (let i = 0; i < events.length; i++) {
-    const stored = events[i] as StoredEvent;
-    const revision = head + 1 + i;
-    const position = first + i;
-    stored.revision = revision;
-    stored.created = created;
-    storage.log.putSync(position, stored);
-    context.tail.add(position, stored);
-    unindexed.add(streamId, revision, position);
-    recent.remember(streamId, stored.id, revision);
-  }
-  // LAST_POSITION itself is written once per batch, after its last append (see the store's batch hooks).
   const position = first + events.length - 1;
+  try {
+    for (let i = 0; i < events.length; i++) {
+      const stored = events[i] as StoredEvent;
+      stored.revision = head + 1 + i;
+      stored.created = created;
+      writes.queued(storage.log.put(first + i, stored));
+      pending.set(first + i, stored);
+      context.tail.add(first + i, stored);
+      unindexed.add(streamId, stored.revision, first + i);
+    }
+    writes.queued(storage.state.put(LAST_POSITION, position));
+  } catch (error) {
+    unindexed.dropAfter(first - 1);
+    context.tail.dropAfter(first - 1);
+    for (let at = first; at <= position; at++) pending.delete(at);
+    // An event shape msgpackr made for it may not have been saved: read them back from the log.
+    forgetUnsavedShapes(storage.log);
+    throw error;
+  }
   context.last = position;
+  for (const event of events) recent.remember(streamId, event.id, event.revision);
   return { ok: true, nextRevision: head + events.length, position };
 }
 
@@ -148,8 +170,8 @@ function compareWithStream(
   for (const [i, event] of events.entries()) {
     const revision = after + 1 + i;
     const at = revision <= head ? positionOf(context, streamId, revision) : undefined;
-    // The log, not the cache, has the last word: a cached id may belong to an aborted batch.
-    const stored = at === undefined ? undefined : context.storage.log.get(at);
+    // The log, not the cache, has the last word: a cached id may belong to a failed append.
+    const stored = at === undefined ? undefined : (context.pending.get(at) ?? context.storage.log.get(at));
     if (at === undefined || stored?.id !== event.id) return i === 0 ? undefined : { ok: false, actual: head };
     position = at;
   }

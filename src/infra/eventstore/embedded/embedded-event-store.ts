@@ -19,12 +19,11 @@ import { readLog, readStreamEvents } from './reads.js';
 import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
-import { LAST_POSITION, indexedThrough, lastPosition, openStorage } from './storage.js';
+import { dropPastLastPosition, indexedThrough, lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
 import { UnindexedEvents } from './unindexed.js';
-import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 
 export interface EmbeddedEventStoreOptions {
   /** Directory of the LMDB environment; created if missing. */
@@ -51,9 +50,11 @@ const RECENT_IDS_AT_OPEN = 10_000;
 const RECENT_LOG = 2_048;
 
 /**
- * The embedded event store: one LMDB environment, a global log by position and a stream index,
- * written with group commit. Appends write the log only; the stream index follows in bulk a
- * little later (see storage.ts for why), and until then lives in memory.
+ * The embedded event store: one LMDB environment, a global log by position and a stream index.
+ * Appends are checked and placed in memory, in call order, and their log entries queued with
+ * lmdb's asynchronous puts, which it commits many to a transaction; each is acknowledged once its
+ * commit is flushed (see GroupCommit). Appends write the log only; the stream index follows in
+ * bulk a little later (see storage.ts for why), and until then lives in memory.
  *
  * Single process per directory: positions are assigned inside the write transaction, but the
  * durable head and the unindexed stream entries are tracked in this process.
@@ -74,26 +75,20 @@ export class EmbeddedEventStore implements EventStore {
     private readonly now: () => number,
     private readonly indexBatch: number,
   ) {
-    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG), last: lastPosition(storage) };
+    // An append that failed part-way may have left log entries past LAST_POSITION (see applyAppend).
+    dropPastLastPosition(storage);
+    this.writes = new GroupCommit(storage.env);
+    this.context = {
+      storage,
+      unindexed: new UnindexedEvents(),
+      recent: new RecentIds(RECENT_IDS),
+      tail: new RecentLog(RECENT_LOG),
+      last: lastPosition(storage),
+      pending: new Map(),
+      writes: this.writes,
+    };
     recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
     this.indexedThrough = indexedThrough(storage);
-    this.writes = new GroupCommit(storage.env, {
-      begin: () => {
-        const before = this.context.last;
-        return {
-          end: () => {
-            if (this.context.last !== before) storage.state.putSync(LAST_POSITION, this.context.last);
-          },
-          undo: () => {
-            this.context.last = before;
-            this.context.unindexed.dropAfter(before);
-            this.context.tail.dropAfter(before);
-            // The batch's events are gone, and any event shape it saved with them.
-            forgetUnsavedShapes(storage.log);
-          },
-        };
-      },
-    });
     // Whatever is on disk at open time is as durable as it will ever be.
     this.head = new DurableHead(this.context.last);
   }
@@ -107,8 +102,13 @@ export class EmbeddedEventStore implements EventStore {
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     const prepared = prepareEvents(streamId, events);
-    const outcome = await this.writes.submit(() => applyAppend(this.context, streamId, prepared, expected, this.now()));
+    this.writes.assertWritable();
+    const outcome = applyAppend(this.context, streamId, prepared, expected, this.now());
+    // Every outcome waits for the disk, a retry's and a rejection's too: what they answer from may
+    // be an earlier append's, queued but not yet durable.
+    await this.writes.durable();
     if (!outcome.ok) throw new WrongExpectedRevisionError(streamId, expected, BigInt(outcome.actual));
+    for (let at = outcome.position - prepared.length + 1; at <= outcome.position; at++) this.context.pending.delete(at);
     this.head.advance(outcome.position);
     this.scheduleIndexing();
     return { nextRevision: BigInt(outcome.nextRevision), position: BigInt(outcome.position) };

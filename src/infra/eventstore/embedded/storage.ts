@@ -110,6 +110,19 @@ export function lastPosition(storage: Storage): number {
   return storage.state.get(LAST_POSITION) ?? -1;
 }
 
+/**
+ * Removes log entries past LAST_POSITION: queued by an append that failed before it moved
+ * LAST_POSITION (see applyAppend), so never acknowledged. Only the store's owner may call this, at
+ * open, before any append: past LAST_POSITION, a running owner may have puts still pending.
+ */
+export function dropPastLastPosition(storage: Storage): void {
+  const orphans = [...storage.log.getKeys({ start: lastPosition(storage) + 1 })];
+  if (orphans.length === 0) return;
+  storage.env.transactionSync(() => {
+    for (const position of orphans) storage.log.removeSync(position);
+  });
+}
+
 export function indexedThrough(storage: Storage): number {
   return storage.state.get(INDEXED_THROUGH) ?? -1;
 }
