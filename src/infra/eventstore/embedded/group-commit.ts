@@ -29,6 +29,9 @@ export class GroupCommit {
   private queue: Queued[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private lastQueued: Promise<unknown> = Promise.resolve();
+  /** durable()'s promise, and the commit it follows. */
+  private durableOf?: Promise<unknown>;
+  private durableAfter: Promise<void> = Promise.resolve();
   private broken?: Error;
 
   constructor(private readonly env: RootDatabase) {}
@@ -52,11 +55,16 @@ export class GroupCommit {
 
   /**
    * Resolves once every put queued so far is committed and flushed; rejects if a commit failed.
-   * Commits are in queue order, so the last one's covers all before it.
+   * Commits are in queue order, so the last one's covers all before it. Every append of one
+   * transaction shares one such promise, rather than each waiting on the commit and then asking
+   * lmdb for `flushed` (a Promise.all per call) on its own.
    */
-  async durable(): Promise<void> {
-    await this.lastQueued;
-    await this.env.flushed;
+  durable(): Promise<void> {
+    if (this.durableOf !== this.lastQueued) {
+      this.durableOf = this.lastQueued;
+      this.durableAfter = flushedAfter(this.lastQueued, this.env);
+    }
+    return this.durableAfter;
   }
 
   /** Resolves with `work`'s result once the transaction it ran in is on disk. */
@@ -110,6 +118,12 @@ export class GroupCommit {
     }
     for (const queued of batch ?? []) queued.resolve(queued.result);
   }
+}
+
+/** Asks for `flushed` only once the commit is done, so that the flush it waits for covers it. */
+async function flushedAfter(commit: Promise<unknown>, env: RootDatabase): Promise<void> {
+  await commit;
+  await env.flushed;
 }
 
 function brokenBy(cause: unknown): Error {
