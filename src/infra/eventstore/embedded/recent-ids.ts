@@ -10,29 +10,45 @@
 export class RecentIds {
   /**
    * Two generations rather than one map evicting its oldest entry at every set (a BoundedMap): a
-   * set is then one Map insert, paid by every append in its write transaction, and a generation is
-   * dropped whole. The newest `capacity` ids are always remembered, at most twice that in all.
+   * remember is then one Map insert, paid by every append, and a generation is dropped whole. The
+   * newest `capacity` ids are always remembered, at most twice that in all. Each generation maps
+   * stream id, then event id: the ids are the strings the events already hold, where one key per
+   * pair would be a new string per append, for the collector to copy and then free.
    */
-  private current = new Map<string, number>();
-  private previous = new Map<string, number>();
+  private current = new Generation();
+  private previous = new Generation();
 
   constructor(private readonly capacity: number) {}
 
   remember(streamId: string, eventId: string, revision: number): void {
     if (this.current.size >= this.capacity) {
       this.previous = this.current;
-      this.current = new Map();
+      this.current = new Generation();
     }
-    this.current.set(keyOf(streamId, eventId), revision);
+    this.current.set(streamId, eventId, revision);
   }
 
   revisionOf(streamId: string, eventId: string): number | undefined {
-    const key = keyOf(streamId, eventId);
-    return this.current.get(key) ?? this.previous.get(key);
+    return this.current.get(streamId, eventId) ?? this.previous.get(streamId, eventId);
   }
 }
 
-/** Length-prefixed, so no stream id and event id pair can collide with another. */
-function keyOf(streamId: string, eventId: string): string {
-  return `${streamId.length}:${streamId}${eventId}`;
+class Generation {
+  private readonly streams = new Map<string, Map<string, number>>();
+  size = 0;
+
+  set(streamId: string, eventId: string, revision: number): void {
+    let ids = this.streams.get(streamId);
+    if (!ids) {
+      ids = new Map();
+      this.streams.set(streamId, ids);
+    }
+    const before = ids.size;
+    ids.set(eventId, revision);
+    this.size += ids.size - before;
+  }
+
+  get(streamId: string, eventId: string): number | undefined {
+    return this.streams.get(streamId)?.get(eventId);
+  }
 }
