@@ -17,7 +17,7 @@ export type AppendOutcome =
 /**
  * Rejects malformed input before it is queued. Data and metadata are reduced to their JSON form:
  * what an EventStoreDB adapter would store, a snapshot the caller can no longer mutate before
- * the commit, and values that cannot fail to encode inside the write transaction.
+ * the commit, and values that cannot fail to encode once the append's first write is queued.
  * The copies are already the stored events, with the revision and the clock still to be filled
  * in by applyAppend: one object per event instead of a copy and then the stored form of it.
  */

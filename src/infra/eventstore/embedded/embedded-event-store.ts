@@ -56,8 +56,9 @@ const RECENT_LOG = 2_048;
  * commit is flushed (see GroupCommit). Appends write the log only; the stream index follows in
  * bulk a little later (see storage.ts for why), and until then lives in memory.
  *
- * Single process per directory: positions are assigned inside the write transaction, but the
- * durable head and the unindexed stream entries are tracked in this process.
+ * Single process per directory: expected revisions are checked and positions assigned against
+ * what this process holds in memory (every append it made, committed or not), and the durable
+ * head and the unindexed stream entries are tracked here too.
  */
 export class EmbeddedEventStore implements EventStore {
   private readonly writes: GroupCommit;

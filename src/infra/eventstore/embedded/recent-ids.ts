@@ -4,7 +4,7 @@
  * this is best effort: it is bounded, so a retry older than its window appends again. Appends with
  * an exact expected revision do not depend on it (see append.ts).
  *
- * An entry may name an event that was never committed (its batch aborted) or has since been
+ * An entry may name an event that was never committed (its commit failed) or has since been
  * scavenged; callers therefore check the log before trusting a hit.
  */
 export class RecentIds {

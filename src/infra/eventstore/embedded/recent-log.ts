@@ -8,14 +8,14 @@ import type { StoredEvent } from './storage.js';
  * The newest log entries as written, so that subscribers following the head (every projection,
  * each on its own subscription) read them from memory instead of each decoding them from LMDB.
  * It holds one contiguous run of positions: appends add at the top (positions are consecutive),
- * an aborted batch is dropped from the top, the oldest fall off the bottom, and a scavenge
+ * a failed append is dropped from the top, the oldest fall off the bottom, and a scavenge
  * empties it. A read it cannot answer whole answers undefined, and the log is read instead.
  *
  * Entries are frozen and made into RecordedEvents once, by the first read of them: every reader
  * (each projection's subscription) gets the same object for a position, so typedEvent's weak map
  * checks an event's schema once instead of once per reader, and the envelope is not rebuilt per
  * reader either (the log decodes a fresh copy per read). Not when added: that is inside the
- * append's write transaction, on the path of every append in the batch and of its acknowledgement.
+ * append, on the path of every append of the transaction and of its acknowledgement.
  * Until then an entry is the store's own copy of the event, which nothing else holds or changes.
  */
 export class RecentLog {
