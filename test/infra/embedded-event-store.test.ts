@@ -265,39 +265,45 @@ describe('EmbeddedEventStore', () => {
     expect((await (await openStore()).readAll()).map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data, later.data]);
   });
 
-  it('leaves nothing of an append that failed after queuing its events: the next append takes its positions, a reopen drops them', async () => {
+  it('leaves nothing of an append that failed after queuing some of its events, in memory or on disk', async () => {
     const s = await openStore();
     await s.append('s', [event('First', { a: 1 })], 'no_stream');
-    // Fault injection: the append queues its events (and saves their new shapes), then fails
-    // before it moves LAST_POSITION, as only lmdb failing would make it.
-    const { storage } = Reflect.get(s, 'context') as { storage: { state: { put: (...args: unknown[]) => unknown } } };
-    const put = storage.state.put;
-    const failOnce = () => {
-      storage.state.put = (...args: unknown[]) => {
-        storage.state.put = put;
-        if (args[0] === 'lastPosition') throw new Error('injected');
-        return Reflect.apply(put, storage.state, args);
-      };
+    // Fault injection: encoding the append's second event fails (only lmdb failing would make it)
+    // after its first event was queued.
+    const { storage } = Reflect.get(s, 'context') as { storage: { log: { put: (...args: unknown[]) => unknown } } };
+    const put = storage.log.put;
+    storage.log.put = (...args: unknown[]) => {
+      if ((args[1] as { type?: string }).type?.startsWith('Bad')) throw new Error('injected');
+      return Reflect.apply(put, storage.log, args);
     };
-    failOnce();
-    const failed = await s.append('s', [event('Lost', { p: 1, q: 2 }), event('Lost2', { r: 1 })], 0n).catch((err: unknown) => err);
-    expect(String(failed)).to.match(/injected/);
-    expect(await s.readStream('s')).to.have.length(1);
-    const kept = event('Kept', { p: 3, q: 4 });
-    expect(await s.append('s', [kept], 0n)).to.deep.equal({ nextRevision: 1n, position: 1n });
-    expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
-
-    // Failing again and closing at once: the queued entries are on disk, past LAST_POSITION.
-    failOnce();
-    expect(String(await s.append('s', [event('Lost3', { m: 'x' }), event('Lost4')], 1n).catch((err: unknown) => err))).to.match(/injected/);
+    try {
+      const failed = await s.append('s', [event('Lost', { p: 1, q: 2 }), event('Bad')], 0n).catch((err: unknown) => err);
+      expect(String(failed)).to.match(/injected/);
+      expect(await s.readStream('s')).to.have.length(1);
+      expect(await s.append('s', [event('Kept', { p: 3, q: 4 })], 0n)).to.deep.equal({ nextRevision: 1n, position: 1n });
+      expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
+      // Failing again and closing at once: what was queued of it must not be on disk.
+      expect(String(await s.append('s', [event('Lost2', { m: 'x' }), event('Bad')], 1n).catch((err: unknown) => err))).to.match(/injected/);
+    } finally {
+      storage.log.put = put;
+    }
     const reopened = await openStore();
-    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }]);
+    expect((await reopened.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
     expect(await reopened.headPosition()).to.equal(1n);
     expect(await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n)).to.deep.equal({ nextRevision: 2n, position: 2n });
-    expect((await reopened.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept', 'Later']);
     const again = await openStore();
     expect((await again.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
-    expect(await again.readAll({ after: 2n })).to.deep.equal([]);
+  });
+
+  it('never reuses the position of an event scavenged from the end of the log, across a reopen', async () => {
+    const s = await openStore();
+    await s.append('kept', [event('K')], 'no_stream');
+    await s.setStreamMetadata('old', { maxAgeSeconds: 60 });
+    const last = await s.append('old', [event('O0'), event('O1')], 'no_stream');
+    clock.advance(120_000);
+    expect(await s.scavenge()).to.equal(2);
+    const reopened = await openStore();
+    expect((await reopened.append('kept', [event('K1')], 0n)).position).to.equal(last.position + 1n);
   });
 
   it('recognises a retry made before the original is acknowledged, at an exact revision and with any', async () => {

@@ -5,7 +5,6 @@ import type { RecentIds } from './recent-ids.js';
 import { headOf, positionOf } from './stream-index.js';
 import type { StreamIndex } from './stream-index.js';
 import type { RecentLog } from './recent-log.js';
-import { LAST_POSITION } from './storage.js';
 import type { StoredEvent } from './storage.js';
 import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 
@@ -61,8 +60,8 @@ export interface AppendContext extends StreamIndex {
   tail: RecentLog;
   /**
    * The log's last position, including appends whose commit is still pending: appends are checked
-   * and placed here, in the order they are made, not inside a transaction. LAST_POSITION follows it
-   * on disk, one put per append, in the same commit as the append's log entries.
+   * and placed here, in the order they are made, not inside a transaction. On disk the log's last
+   * key says it (see lastPosition).
    */
   last: number;
   /**
@@ -78,13 +77,12 @@ export interface AppendContext extends StreamIndex {
  * Checks an append against everything appended before it (committed or not: this process is the
  * only writer, and appends are applied in call order), then queues its writes with lmdb's
  * asynchronous puts, which all land in one transaction (one event turn). Checks come before the
- * first write: a rejected append writes nothing. Only the log is written, and LAST_POSITION after
- * it; the stream entries go to UnindexedEvents.
+ * first write: a rejected append writes nothing. Only the log is written, one put per event; the
+ * stream entries go to UnindexedEvents.
  *
  * If queuing throws part-way (encoding an event, which cannot fail on JSON data short of lmdb
- * itself failing), the append is undone in memory and throws: LAST_POSITION was not moved, so the
- * log entries it did queue lie past it, where the next append overwrites them and an open drops
- * them (dropPastLastPosition). Nothing of it is ever acknowledged or shown to a reader.
+ * itself failing), the append is undone in memory, removes of its positions are queued behind
+ * the puts it did queue (the same transaction: nothing of it lands), and it throws.
  */
 export function applyAppend(
   context: AppendContext,
@@ -112,11 +110,12 @@ export function applyAppend(
       context.tail.add(first + i, stored);
       unindexed.add(streamId, stored.revision, first + i);
     }
-    writes.queued(storage.state.put(LAST_POSITION, position));
   } catch (error) {
+    for (let at = first; at <= position; at++) {
+      if (pending.delete(at)) writes.queued(storage.log.remove(at));
+    }
     unindexed.dropAfter(first - 1);
     context.tail.dropAfter(first - 1);
-    for (let at = first; at <= position; at++) pending.delete(at);
     // An event shape msgpackr made for it may not have been saved: read them back from the log.
     forgetUnsavedShapes(storage.log);
     throw error;

@@ -19,7 +19,7 @@ import { readLog, readStreamEvents } from './reads.js';
 import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
-import { dropPastLastPosition, indexedThrough, lastPosition, openStorage } from './storage.js';
+import { LAST_POSITION, indexedThrough, lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
@@ -76,8 +76,6 @@ export class EmbeddedEventStore implements EventStore {
     private readonly now: () => number,
     private readonly indexBatch: number,
   ) {
-    // An append that failed part-way may have left log entries past LAST_POSITION (see applyAppend).
-    dropPastLastPosition(storage);
     this.writes = new GroupCommit(storage.env);
     this.context = {
       storage,
@@ -179,6 +177,9 @@ export class EmbeddedEventStore implements EventStore {
       const expiredBefore = expiredAt - maxAgeSeconds * 1000;
       for (;;) {
         const count = await this.writes.submit(() => {
+          // It may delete the log's last entries: the position they had must stay taken. (Appends
+          // queued after this callback may be counted in and skipped after a crash: never reused.)
+          this.storage.state.putSync(LAST_POSITION, this.context.last);
           // Deleted entries must not be served from memory either.
           this.context.tail.clear();
           return deleteExpired(this.storage, streamId, expiredBefore, SCAVENGE_CHUNK);
