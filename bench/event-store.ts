@@ -14,7 +14,14 @@ import { median, report } from './lib.js';
 const WRITERS = 50;
 const SINGLE_MS = 2000;
 const CONCURRENT_MS = 3000;
+/** Each of the alternating rounds of the embedded store's 50-writer measurement. */
+const EMBEDDED_ROUND_MS = 2000;
+/** The absolute figure the bench used to judge; still printed beside the ratio. */
 const TARGET_PER_SECOND = 20_000;
+/** Issue 31's target: the store with 50 writers against raw lmdb put + flushed in the same run. */
+const TARGET_RATIO = 0.8;
+/** BENCH_EVENT_STORE=embedded measures the embedded store alone (no EventStoreDB test server). */
+const ONLY = process.env.BENCH_EVENT_STORE;
 
 /** A message-received event of about 300 bytes of JSON, like the high-volume session streams. */
 function messageEvent(): EventData {
@@ -103,15 +110,19 @@ export async function benchEventStore(): Promise<void> {
     unit: 'appends/s',
     baseline: { name: 'raw lmdb put + flushed, 1 writer', value: rawSingle },
   });
-  const rawConcurrent = await rawLmdbThroughput(WRITERS, CONCURRENT_MS);
-  const concurrent = await storeThroughput(WRITERS, CONCURRENT_MS);
+  // Alternating rounds (medians): the disk's flush time drifts with the machine's other load,
+  // and the ratio is the target, so both sides must see the same drift.
+  const [rawConcurrent, concurrent] = await alternating(
+    () => rawLmdbThroughput(WRITERS, EMBEDDED_ROUND_MS),
+    () => storeThroughput(WRITERS, EMBEDDED_ROUND_MS),
+  );
   report({
     name: `embedded event store durable appends, ${WRITERS} writers`,
     value: concurrent,
     unit: 'appends/s',
     baseline: { name: `raw lmdb put + flushed, ${WRITERS} writers`, value: rawConcurrent },
-    target: `>= ${TARGET_PER_SECOND}/s`,
-    met: concurrent >= TARGET_PER_SECOND,
+    target: `>= ${TARGET_RATIO}x raw (absolute >= ${TARGET_PER_SECOND}/s ${concurrent >= TARGET_PER_SECOND ? 'met' : 'missed'})`,
+    met: concurrent >= TARGET_RATIO * rawConcurrent,
   });
   report({
     name: `group commit: ${WRITERS} writers`,
@@ -119,7 +130,7 @@ export async function benchEventStore(): Promise<void> {
     unit: 'appends/s',
     baseline: { name: 'the store with 1 writer', value: single },
   });
-  await benchEsdbAdapter({ writers: WRITERS, ms: CONCURRENT_MS });
+  if (ONLY !== 'embedded') await benchEsdbAdapter({ writers: WRITERS, ms: CONCURRENT_MS });
 }
 
 /** Two measurements compared in alternating rounds (medians), so warm-up and load drift hit both alike. */

@@ -10,4 +10,31 @@ describe('BoundedMap', () => {
       ['c', 4],
     ]);
   });
+
+  it('evicts exactly like a model through re-sets, deletes and clears (the eviction walk is kept between sets)', () => {
+    const limit = 5;
+    const map = new BoundedMap<number, number>(limit);
+    let model: number[] = [];
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return (seed >>> 16) % n;
+    };
+    for (let step = 0; step < 5000; step++) {
+      const key = random(12);
+      const action = random(20);
+      if (action === 0) {
+        map.clear();
+        model = [];
+      } else if (action < 4) {
+        map.delete(key);
+        model = model.filter((k) => k !== key);
+      } else {
+        map.set(key, step);
+        model = [...model.filter((k) => k !== key), key];
+        if (model.length > limit) model.shift();
+      }
+      expect([...map.keys()], `step ${step}`).to.deep.equal(model);
+    }
+  });
 });

@@ -265,25 +265,97 @@ describe('EmbeddedEventStore', () => {
     expect((await (await openStore()).readAll()).map((e) => e.data)).to.deep.equal([old.data, same.data, fresh.data, later.data]);
   });
 
-  it('forgets an event shape saved by a batch that aborted: the same shape appended next reads back after a reopen', async () => {
+  it('leaves nothing of an append that failed after queuing some of its events, in memory or on disk', async () => {
     const s = await openStore();
     await s.append('s', [event('First', { a: 1 })], 'no_stream');
-    // Fault injection: the batch writes the event, saving its new shape, then fails before it
-    // commits (as only a bug would make it), so everything it wrote rolls back.
-    const { storage } = Reflect.get(s, 'context') as { storage: { state: { putSync: (...args: unknown[]) => unknown } } };
-    const putSync = storage.state.putSync;
-    storage.state.putSync = () => {
-      throw new Error('injected');
+    // Fault injection: encoding the append's second event fails (only lmdb failing would make it)
+    // after its first event was queued.
+    const { storage } = Reflect.get(s, 'context') as { storage: { log: { put: (...args: unknown[]) => unknown } } };
+    const put = storage.log.put;
+    storage.log.put = (...args: unknown[]) => {
+      if ((args[1] as { type?: string }).type?.startsWith('Bad')) throw new Error('injected');
+      return Reflect.apply(put, storage.log, args);
     };
-    const failed = await s.append('s', [event('Lost', { p: 1, q: 2 })], 0n).catch((err: unknown) => err);
-    storage.state.putSync = putSync;
-    expect(String(failed)).to.match(/injected/);
-    const kept = event('Kept', { p: 3, q: 4 });
-    await s.append('s', [kept], 0n);
+    try {
+      const failed = await s.append('s', [event('Lost', { p: 1, q: 2 }), event('Bad')], 0n).catch((err: unknown) => err);
+      expect(String(failed)).to.match(/injected/);
+      expect(await s.readStream('s')).to.have.length(1);
+      expect(await s.append('s', [event('Kept', { p: 3, q: 4 })], 0n)).to.deep.equal({ nextRevision: 1n, position: 1n });
+      expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
+      // Failing again and closing at once: what was queued of it must not be on disk.
+      expect(String(await s.append('s', [event('Lost2', { m: 'x' }), event('Bad')], 1n).catch((err: unknown) => err))).to.match(/injected/);
+    } finally {
+      storage.log.put = put;
+    }
     const reopened = await openStore();
-    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }]);
-    await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n);
-    expect((await reopened.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
+    expect((await reopened.readAll()).map((e) => e.type)).to.deep.equal(['First', 'Kept']);
+    expect(await reopened.headPosition()).to.equal(1n);
+    expect(await reopened.append('s', [event('Later', { m: 'x', n: 'y' })], 1n)).to.deep.equal({ nextRevision: 2n, position: 2n });
+    const again = await openStore();
+    expect((await again.readStream('s')).map((e) => e.data)).to.deep.equal([{ a: 1 }, { p: 3, q: 4 }, { m: 'x', n: 'y' }]);
+  });
+
+  it('never reuses the position of an event scavenged from the end of the log, across a reopen', async () => {
+    const s = await openStore();
+    await s.append('kept', [event('K')], 'no_stream');
+    await s.setStreamMetadata('old', { maxAgeSeconds: 60 });
+    const last = await s.append('old', [event('O0'), event('O1')], 'no_stream');
+    clock.advance(120_000);
+    expect(await s.scavenge()).to.equal(2);
+    const reopened = await openStore();
+    expect((await reopened.append('kept', [event('K1')], 0n)).position).to.equal(last.position + 1n);
+  });
+
+  it('recognises a retry made before the original is acknowledged, at an exact revision and with any', async () => {
+    const s = await openStore();
+    const exact = [event('E0'), event('E1')];
+    const loose = [event('L0')];
+    // Neither original is committed when its retry is checked: all four are made in one turn.
+    const results = await Promise.all([
+      s.append('exact', exact, 'no_stream'),
+      s.append('loose', loose, 'any'),
+      s.append('exact', exact, 'no_stream'),
+      s.append('loose', loose, 'any'),
+    ]);
+    expect(results[2]).to.deep.equal(results[0]);
+    expect(results[3]).to.deep.equal(results[1]);
+    expect((await s.readAll()).map((e) => e.type)).to.deep.equal(['E0', 'E1', 'L0']);
+  });
+
+  it('acknowledges an append, and shows it to readers, only once lmdb has flushed its commit', async () => {
+    const s = await openStore();
+    // lmdb's overlappingSync resolves a commit before its fsync; `flushed` is the fsync. Hold it.
+    const env = (Reflect.get(s, 'storage') as { env: object }).env;
+    let release!: () => void;
+    const flush = new Promise<void>((resolveFlush) => (release = resolveFlush));
+    let asked!: () => void;
+    const flushAsked = new Promise<void>((resolveAsked) => (asked = resolveAsked));
+    Object.defineProperty(env, 'flushed', {
+      configurable: true,
+      get: () => {
+        asked();
+        return flush.then(() => true);
+      },
+    });
+    try {
+      let acknowledged = false;
+      const appended = s.append('s', [event('A')], 'no_stream').then((result) => {
+        acknowledged = true;
+        return result;
+      });
+      // The commit is done once the store asks for the flush (or, wrongly, has acknowledged already).
+      await Promise.race([flushAsked, appended]);
+      await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      expect(acknowledged, 'acknowledged before the flush').to.equal(false);
+      expect(await s.headPosition()).to.equal(-1n);
+      expect(await s.readAll()).to.deep.equal([]);
+      release();
+      expect(await appended).to.deep.equal({ nextRevision: 0n, position: 0n });
+      expect(await s.headPosition()).to.equal(0n);
+    } finally {
+      release();
+      Reflect.deleteProperty(env, 'flushed');
+    }
   });
 
   it('rejects malformed input before writing anything', async () => {

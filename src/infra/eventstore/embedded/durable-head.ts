@@ -15,6 +15,7 @@ export class DurableHead {
   advance(position: number): void {
     if (position <= this.position) return;
     this.position = position;
+    if (this.waiters.size === 0) return;
     const woken = [...this.waiters];
     this.waiters.clear();
     for (const wake of woken) wake();

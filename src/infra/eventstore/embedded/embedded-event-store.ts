@@ -19,12 +19,11 @@ import { readLog, readStreamEvents } from './reads.js';
 import { RecentLog } from './recent-log.js';
 import { RecentIds } from './recent-ids.js';
 import { deleteExpired, retentionRules } from './scavenge.js';
-import { lastPosition, openStorage } from './storage.js';
+import { LAST_POSITION, indexedThrough, lastPosition, openStorage } from './storage.js';
 import type { Storage } from './storage.js';
 import { recover, writeIndex } from './stream-index.js';
 import { LogSubscription } from './subscription.js';
 import { UnindexedEvents } from './unindexed.js';
-import { forgetUnsavedShapes } from '../../lmdb-shapes.js';
 
 export interface EmbeddedEventStoreOptions {
   /** Directory of the LMDB environment; created if missing. */
@@ -51,12 +50,15 @@ const RECENT_IDS_AT_OPEN = 10_000;
 const RECENT_LOG = 2_048;
 
 /**
- * The embedded event store: one LMDB environment, a global log by position and a stream index,
- * written with group commit. Appends write the log only; the stream index follows in bulk a
- * little later (see storage.ts for why), and until then lives in memory.
+ * The embedded event store: one LMDB environment, a global log by position and a stream index.
+ * Appends are checked and placed in memory, in call order, and their log entries queued with
+ * lmdb's asynchronous puts, which it commits many to a transaction; each is acknowledged once its
+ * commit is flushed (see GroupCommit). Appends write the log only; the stream index follows in
+ * bulk a little later (see storage.ts for why), and until then lives in memory.
  *
- * Single process per directory: positions are assigned inside the write transaction, but the
- * durable head and the unindexed stream entries are tracked in this process.
+ * Single process per directory: expected revisions are checked and positions assigned against
+ * what this process holds in memory (every append it made, committed or not), and the durable
+ * head and the unindexed stream entries are tracked here too.
  */
 export class EmbeddedEventStore implements EventStore {
   private readonly writes: GroupCommit;
@@ -66,26 +68,26 @@ export class EmbeddedEventStore implements EventStore {
   private closed?: Promise<void>;
   private indexing?: Promise<void>;
   private indexTimer?: NodeJS.Timeout;
+  /** INDEXED_THROUGH as last written. */
+  private indexedThrough: number;
 
   private constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
     private readonly indexBatch: number,
   ) {
-    this.context = { storage, unindexed: new UnindexedEvents(), recent: new RecentIds(RECENT_IDS), tail: new RecentLog(RECENT_LOG), last: lastPosition(storage) };
+    this.writes = new GroupCommit(storage.env);
+    this.context = {
+      storage,
+      unindexed: new UnindexedEvents(),
+      recent: new RecentIds(RECENT_IDS),
+      tail: new RecentLog(RECENT_LOG),
+      last: lastPosition(storage),
+      pending: new Map(),
+      writes: this.writes,
+    };
     recover(this.context, this.context.recent, RECENT_IDS_AT_OPEN);
-    this.writes = new GroupCommit(storage.env, {
-      begin: () => {
-        const before = this.context.last;
-        return () => {
-          this.context.last = before;
-          this.context.unindexed.dropAfter(before);
-          this.context.tail.dropAfter(before);
-          // The batch's events are gone, and any event shape it saved with them.
-          forgetUnsavedShapes(storage.log);
-        };
-      },
-    });
+    this.indexedThrough = indexedThrough(storage);
     // Whatever is on disk at open time is as durable as it will ever be.
     this.head = new DurableHead(this.context.last);
   }
@@ -99,8 +101,13 @@ export class EmbeddedEventStore implements EventStore {
   async append(streamId: string, events: EventData[], expected: ExpectedRevision): Promise<AppendResult> {
     this.assertOpen();
     const prepared = prepareEvents(streamId, events);
-    const outcome = await this.writes.submit(() => applyAppend(this.context, streamId, prepared, expected, this.now()));
+    this.writes.assertWritable();
+    const outcome = applyAppend(this.context, streamId, prepared, expected, this.now());
+    // Every outcome waits for the disk, a retry's and a rejection's too: what they answer from may
+    // be an earlier append's, queued but not yet durable.
+    await this.writes.durable();
     if (!outcome.ok) throw new WrongExpectedRevisionError(streamId, expected, BigInt(outcome.actual));
+    for (let at = outcome.position - prepared.length + 1; at <= outcome.position; at++) this.context.pending.delete(at);
     this.head.advance(outcome.position);
     this.scheduleIndexing();
     return { nextRevision: BigInt(outcome.nextRevision), position: BigInt(outcome.position) };
@@ -170,6 +177,9 @@ export class EmbeddedEventStore implements EventStore {
       const expiredBefore = expiredAt - maxAgeSeconds * 1000;
       for (;;) {
         const count = await this.writes.submit(() => {
+          // It may delete the log's last entries: the position they had must stay taken. (Appends
+          // queued after this callback may be counted in and skipped after a crash: never reused.)
+          this.storage.state.putSync(LAST_POSITION, this.context.last);
           // Deleted entries must not be served from memory either.
           this.context.tail.clear();
           return deleteExpired(this.storage, streamId, expiredBefore, SCAVENGE_CHUNK);
@@ -197,7 +207,7 @@ export class EmbeddedEventStore implements EventStore {
   }
 
   private scheduleIndexing(): void {
-    if (this.indexing || this.closed) return;
+    if (this.indexing || this.closed || this.head.value <= this.indexedThrough) return;
     if (this.context.unindexed.size >= this.indexBatch) {
       void this.index().catch(() => undefined); // a failed commit already fails every later write
     } else if (this.indexTimer === undefined && this.context.unindexed.size > 0) {
@@ -212,8 +222,14 @@ export class EmbeddedEventStore implements EventStore {
   private index(): Promise<void> {
     this.indexing ??= (async () => {
       try {
-        const through = await this.writes.submit(() => writeIndex(this.context));
-        this.context.unindexed.dropThrough(through);
+        // Acknowledged positions only: their log entries are on disk, so INDEXED_THROUGH never
+        // vouches for an entry whose commit is still pending (and might fail).
+        const through = this.head.value;
+        if (through > this.indexedThrough) {
+          await writeIndex(this.context, through);
+          this.context.unindexed.dropThrough(through);
+          this.indexedThrough = through;
+        }
       } finally {
         this.indexing = undefined;
         this.scheduleIndexing();
@@ -222,7 +238,7 @@ export class EmbeddedEventStore implements EventStore {
     return this.indexing;
   }
 
-  /** Indexes everything appended before the call. */
+  /** Indexes everything acknowledged before the call. */
   private async indexAll(): Promise<void> {
     // One already running may have started before the latest appends: let it finish, then go again.
     await this.indexing?.catch(() => undefined);

@@ -1,62 +1,87 @@
 import type { RootDatabase } from 'lmdb';
 
+/** One submitted write: its work, its result once run, and how to answer its submitter. */
 interface Queued {
-  run(): void;
-  succeed(): void;
-  fail(error: unknown): void;
-}
-
-export interface BatchHooks {
-  /**
-   * Called in the write transaction before a batch runs. Returns the undo of whatever in-memory
-   * state the batch's work changes; it runs, synchronously, if the batch aborts, before lmdb
-   * hands the transaction to anything else.
-   */
-  begin(): () => void;
+  work: () => unknown;
+  result: unknown;
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
 }
 
 /**
- * Group commit: every write submitted while a commit is pending joins one transaction, and all
- * of them are acknowledged after one flush. lmdb's overlappingSync resolves a transaction when it
- * commits, before its fsync, so acknowledgement waits for `flushed` as well.
+ * The store's writes, acknowledged only once on disk. lmdb's overlappingSync resolves a
+ * transaction when it commits, before its fsync, so acknowledgement waits for `flushed` as well.
  *
- * The batch runs in one child transaction: a work function that throws aborts the whole batch
- * and fails every write in it, so a bug can never leave half an append behind. Expected
- * rejections (a wrong expected revision) are therefore results, not exceptions.
+ * Two ways in, both in one order (lmdb runs its queue of writes and callbacks in the order they
+ * were queued):
+ * - Appends queue lmdb's asynchronous puts (see applyAppend) and report each put's commit with
+ *   `queued`; `durable` then resolves once everything queued so far is committed and flushed.
+ *   lmdb writes every put of one event turn in one transaction, encoding on the event loop and
+ *   doing the B-tree work on its write thread, as raw `put` does.
+ * - Rarer writes (stream metadata, scavenging) `submit` a work function: every one submitted
+ *   while a commit is pending joins one child transaction, run on the event loop with the write
+ *   lock held; a work function that throws aborts its whole batch and fails every write in it.
  *
- * If lmdb fails to commit a batch whose work succeeded, the in-memory state its work changed is
- * ahead of the disk; every later write then fails until the store is reopened from disk.
+ * If lmdb fails to commit, the in-memory state is ahead of the disk; every later write then fails
+ * until the store is reopened from disk.
  */
 export class GroupCommit {
   private queue: Queued[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private lastQueued: Promise<unknown> = Promise.resolve();
+  /** durable()'s promise, and the commit it follows. */
+  private durableOf?: Promise<unknown>;
+  private durableAfter: Promise<void> = Promise.resolve();
   private broken?: Error;
 
-  constructor(
-    private readonly env: RootDatabase,
-    private readonly hooks: BatchHooks,
-  ) {}
+  constructor(private readonly env: RootDatabase) {}
+
+  /** Throws what broke the store, if a commit failed. */
+  assertWritable(): void {
+    if (this.broken) throw this.broken;
+  }
+
+  /**
+   * Takes the promise an asynchronous put returned: its commit. The puts of one transaction share
+   * one promise, so this is a comparison per put and a handler per transaction.
+   */
+  queued(commit: Promise<unknown>): void {
+    if (commit === this.lastQueued) return;
+    this.lastQueued = commit;
+    commit.catch((error: unknown) => {
+      this.broken ??= brokenBy(error);
+    });
+  }
+
+  /**
+   * Resolves once every put queued so far is committed and flushed; rejects if a commit failed.
+   * Commits are in queue order, so the last one's covers all before it. Every append of one
+   * transaction shares one such promise, rather than each waiting on the commit and then asking
+   * lmdb for `flushed` (a Promise.all per call) on its own.
+   */
+  durable(): Promise<void> {
+    if (this.durableOf !== this.lastQueued) {
+      this.durableOf = this.lastQueued;
+      this.durableAfter = flushedAfter(this.lastQueued, this.env);
+    }
+    return this.durableAfter;
+  }
 
   /** Resolves with `work`'s result once the transaction it ran in is on disk. */
   submit<T>(work: () => T): Promise<T> {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise<T>((resolve, reject) => {
-      let result: T;
       const first = this.queue.length === 0;
-      this.queue.push({
-        run: () => {
-          result = work();
-        },
-        succeed: () => resolve(result),
-        fail: reject,
-      });
+      // A plain record rather than closures around the result: one allocation per write.
+      this.queue.push({ work, result: undefined, resolve: resolve as (result: unknown) => void, reject });
       if (first) this.track(this.commit());
     });
   }
 
-  /** Waits until every submitted write has been acknowledged or failed. */
+  /** Waits until every write submitted or queued has been acknowledged or failed. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await this.durable().catch(() => undefined);
   }
 
   private track(commit: Promise<void>): void {
@@ -74,12 +99,10 @@ export class GroupCommit {
         batch = this.queue;
         this.queue = [];
         if (this.broken) throw this.broken;
-        const undo = this.hooks.begin();
         try {
-          for (const queued of batch) queued.run();
+          for (const queued of batch) queued.result = queued.work();
         } catch (error) {
           aborted = true;
-          undo();
           throw error;
         }
       });
@@ -90,11 +113,17 @@ export class GroupCommit {
         this.queue = [];
       }
       if (!aborted && !this.broken) this.broken = brokenBy(error);
-      for (const queued of batch) queued.fail(error);
+      for (const queued of batch) queued.reject(error);
       return;
     }
-    for (const queued of batch ?? []) queued.succeed();
+    for (const queued of batch ?? []) queued.resolve(queued.result);
   }
+}
+
+/** Asks for `flushed` only once the commit is done, so that the flush it waits for covers it. */
+async function flushedAfter(commit: Promise<unknown>, env: RootDatabase): Promise<void> {
+  await commit;
+  await env.flushed;
 }
 
 function brokenBy(cause: unknown): Error {

@@ -8,16 +8,18 @@ import type { StoredEvent } from './storage.js';
  * The newest log entries as written, so that subscribers following the head (every projection,
  * each on its own subscription) read them from memory instead of each decoding them from LMDB.
  * It holds one contiguous run of positions: appends add at the top (positions are consecutive),
- * an aborted batch is dropped from the top, the oldest fall off the bottom, and a scavenge
+ * a failed append is dropped from the top, the oldest fall off the bottom, and a scavenge
  * empties it. A read it cannot answer whole answers undefined, and the log is read instead.
  *
- * Entries are frozen and made into RecordedEvents once, when added: every reader (each projection's
- * subscription) gets the same object for a position, so typedEvent's weak map checks an event's
- * schema once instead of once per reader, and the envelope is not rebuilt per reader either
- * (the log decodes a fresh copy per read).
+ * Entries are frozen and made into RecordedEvents once, by the first read of them: every reader
+ * (each projection's subscription) gets the same object for a position, so typedEvent's weak map
+ * checks an event's schema once instead of once per reader, and the envelope is not rebuilt per
+ * reader either (the log decodes a fresh copy per read). Not when added: that is inside the
+ * append, on the path of every append of the transaction and of its acknowledgement.
+ * Until then an entry is the store's own copy of the event, which nothing else holds or changes.
  */
 export class RecentLog {
-  private readonly entries = new Map<number, RecordedEvent>();
+  private readonly entries = new Map<number, StoredEvent | RecordedEvent>();
   private low = 0;
   private high = -1;
 
@@ -31,9 +33,8 @@ export class RecentLog {
       return;
     }
     if (this.entries.size > 0 && position !== this.high + 1) this.clear();
-    deepFreeze(stored);
     if (this.entries.size === 0) this.low = position;
-    this.entries.set(position, Object.freeze(toRecordedEvent(stored, position)));
+    this.entries.set(position, stored);
     this.high = position;
     while (this.entries.size > this.capacity) this.entries.delete(this.low++);
   }
@@ -54,9 +55,18 @@ export class RecentLog {
     if (this.entries.size === 0 || after + 1 < this.low || upTo > this.high) return undefined;
     const events: RecordedEvent[] = [];
     for (let position = after + 1; position <= upTo && events.length < maxCount; position++) {
-      events.push(this.entries.get(position) as RecordedEvent);
+      events.push(this.recorded(position));
     }
     return events;
+  }
+
+  private recorded(position: number): RecordedEvent {
+    const entry = this.entries.get(position) as StoredEvent | RecordedEvent;
+    if (typeof entry.revision === 'bigint') return entry as RecordedEvent;
+    deepFreeze(entry);
+    const event = Object.freeze(toRecordedEvent(entry as StoredEvent, position));
+    this.entries.set(position, event);
+    return event;
   }
 }
 

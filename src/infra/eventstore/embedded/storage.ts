@@ -22,7 +22,7 @@ interface StoredMetadata {
  * One LMDB environment with a named database per structure. Numbers inside (positions < 2^53);
  * bigint only at the port.
  *
- * The log is the only thing an append writes (plus LAST_POSITION). The stream index and heads
+ * The log is the only thing an append writes. The stream index and heads
  * are derived from it and written later, many events per transaction (see indexing.ts): indexing
  * in the append transaction dirtied one index page per stream touched, several times the bytes
  * of the events themselves, and that write volume capped group-commit throughput.
@@ -41,8 +41,9 @@ export interface Storage {
 }
 
 /**
- * The last position ever assigned. Kept apart from the log because scavenging may delete the
- * log's tail, and positions must never be reused.
+ * A floor for the last position ever assigned: the log's own last key is the other (see
+ * lastPosition). Scavenging writes it before it deletes, since it may delete the log's tail and
+ * positions must never be reused; appends do not, their log entries say it already.
  */
 export const LAST_POSITION = 'lastPosition';
 
@@ -106,8 +107,14 @@ function dropLegacyIdIndex(env: RootDatabase): void {
   legacy?.dropSync();
 }
 
+/** The last position ever assigned: LAST_POSITION or the log's last key, whichever is later. */
 export function lastPosition(storage: Storage): number {
-  return storage.state.get(LAST_POSITION) ?? -1;
+  const floor = storage.state.get(LAST_POSITION) ?? -1;
+  // Newest first; the shapes' key is a symbol, which sorts before every position.
+  for (const key of storage.log.getKeys({ reverse: true, limit: 1 })) {
+    if (typeof key === 'number') return Math.max(floor, key);
+  }
+  return floor;
 }
 
 export function indexedThrough(storage: Storage): number {

@@ -22,24 +22,30 @@ export function positionOf({ storage, unindexed }: StreamIndex, streamId: string
 }
 
 /**
- * Runs inside a write transaction: writes every unindexed entry to `streams` and `heads` and
- * moves INDEXED_THROUGH to the last position. Returns that position; the caller forgets the
- * entries up to it only once this transaction is committed, so readers never miss them.
- * Bulk indexing is the point: a thousand events of fifty streams dirty about fifty index pages
- * once, instead of fifty pages in every commit.
+ * Writes every unindexed entry up to position `through` to `streams` and `heads`, then moves
+ * INDEXED_THROUGH to `through`, with lmdb's asynchronous puts: lmdb's write thread does the
+ * B-tree work, where inside a transaction callback the event loop did it, a couple of
+ * milliseconds per bulk with the write lock held and every append of the batch waiting.
+ * INDEXED_THROUGH goes last, so in whichever commit it lands, the entries it vouches for are in
+ * the same or an earlier one (a crash in between only replays a little more at open).
+ * Resolves once all of it is committed; the caller forgets the entries up to `through` only then,
+ * so readers never miss them. Bulk indexing is the point: a thousand events of fifty streams
+ * dirty about fifty index pages once, instead of fifty pages in every commit.
  */
-export function writeIndex({ storage, unindexed }: StreamIndex): number {
-  const through = lastPosition(storage);
+export async function writeIndex({ storage, unindexed }: StreamIndex, through: number): Promise<void> {
+  const commits = new Set<Promise<boolean>>();
   for (const [streamId, entries] of unindexed.streams()) {
     let head: number | undefined;
     for (const { revision, position } of entries) {
-      storage.streams.putSync([streamId, revision], position);
+      if (position > through) break; // appended since: the next bulk's
+      commits.add(storage.streams.put([streamId, revision], position));
       head = revision;
     }
-    if (head !== undefined) storage.heads.putSync(streamId, head);
+    if (head !== undefined) commits.add(storage.heads.put(streamId, head));
   }
-  storage.state.putSync(INDEXED_THROUGH, through);
-  return through;
+  commits.add(storage.state.put(INDEXED_THROUGH, through));
+  // Puts of one event turn share one commit (one promise); await each distinct one, so none rejects unheard.
+  await Promise.all(commits);
 }
 
 /**

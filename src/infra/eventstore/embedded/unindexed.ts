@@ -10,7 +10,7 @@ export interface StreamEntry {
  * Nothing here is lost in a crash: it is exactly the log after INDEXED_THROUGH, replayed at open.
  *
  * Each stream's entries are a contiguous run of revisions (and increasing positions): entries
- * only ever join at the end and leave from the front (indexed) or the end (aborted batch).
+ * only ever join at the end and leave from the front (indexed) or the end (an append that failed part-way).
  */
 export class UnindexedEvents {
   private readonly byStream = new Map<string, StreamEntry[]>();
@@ -64,7 +64,7 @@ export class UnindexedEvents {
     }
   }
 
-  /** Forgets entries after `position`: the undo of a batch whose transaction aborted. */
+  /** Forgets entries after `position`: the undo of an append that failed part-way. */
   dropAfter(position: number): void {
     for (const [streamId, entries] of this.byStream) {
       while (entries.length > 0 && (entries.at(-1) as StreamEntry).position > position) {
