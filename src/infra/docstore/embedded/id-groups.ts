@@ -124,6 +124,7 @@ function nextRunId(db: GroupDb, group: Buffer, key: Buffer): Buffer | undefined 
 
 /** Adds ids (sorted by bytes, distinct) to a group, inside a write transaction. */
 export function addToGroup(db: GroupDb, group: Buffer, ids: readonly Buffer[]): void {
+  if (ids.length === 0 || appendToLastRun(db, group, ids)) return;
   let i = 0;
   while (i < ids.length) {
     const run = runOf(db, group, ids[i] as Buffer);
@@ -137,6 +138,45 @@ export function addToGroup(db: GroupDb, group: Buffer, ids: readonly Buffer[]): 
     writeRuns(db, group, run.key, mergeSorted(run.ids, ids.slice(i, j)));
     i = j;
   }
+}
+
+/**
+ * The common case: ids past every id of the group (a chat's next message, ids growing with time)
+ * that fit in its last run. Their bytes are added to the run's end, coded against its last id,
+ * where the general path decodes every id of the run into a Buffer and encodes them all again.
+ */
+function appendToLastRun(db: GroupDb, group: Buffer, ids: readonly Buffer[]): boolean {
+  for (const { key, value } of db.getRange({ start: successor(group), end: group, reverse: true, exclusiveStart: true, limit: 1 })) {
+    const last = lastOfRun(value, key.subarray(group.length));
+    if (Buffer.compare(ids[0] as Buffer, last) <= 0) return false;
+    const tail = encodeRun(ids, last);
+    if (value.length + tail.length > RUN_BYTES) return false;
+    db.putSync(key, Buffer.concat([value, tail]));
+    return true;
+  }
+  return false;
+}
+
+/** The last id of an encoded run, built in one buffer instead of one Buffer per id. */
+function lastOfRun(bytes: Uint8Array, base: Buffer): Buffer {
+  let id = Buffer.from(base);
+  let length = base.length;
+  let at = 0;
+  while (at < bytes.length) {
+    let shared: number;
+    let rest: number;
+    [shared, at] = readVarint(bytes, at);
+    [rest, at] = readVarint(bytes, at);
+    if (shared + rest > id.length) {
+      const wider = Buffer.allocUnsafe(2 * (shared + rest));
+      id.copy(wider, 0, 0, shared);
+      id = wider;
+    }
+    id.set(bytes.subarray(at, at + rest), shared);
+    length = shared + rest;
+    at += rest;
+  }
+  return id.subarray(0, length);
 }
 
 /** Removes ids from a group, inside a write transaction. */
