@@ -79,7 +79,7 @@ function cpuOf(pid: number | undefined): number | null {
 }
 
 /** A node of one deployment: its own data dir holding the deployment's keys. */
-async function startNode(stores: Stores, keys: { server: string; jwt: string }, dirs: string[], inspectPort: number | null): Promise<Child> {
+async function startNode(stores: Stores, keys: { server: string; jwt: string }, dirs: string[], inspectPort: number | null, index: number): Promise<Child> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-node-'));
   dirs.push(dir);
   await writeFile(join(dir, 'server.key'), keys.server, { mode: 0o600 });
@@ -87,7 +87,8 @@ async function startNode(stores: Stores, keys: { server: string; jwt: string }, 
   return startChild('dist/main.js', {
     DATA_DIR: dir,
     EVENTSTORE_URL: stores.eventstore,
-    MONGODB_URL: stores.mongodb,
+    // Named, so the MongoDB test server tallies each node's commands apart.
+    MONGODB_URL: `${stores.mongodb}${stores.mongodb.includes('?') ? '&' : '?'}appName=node${index + 1}`,
     MESSAGING_NETWORK: 'sandbox',
     LEASE_TTL_MS: String(TTL_MS),
     LOG_LEVEL: 'warn',
@@ -145,7 +146,7 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     for (let i = 0; i < nodeCount; i++) {
       const inspectPort = prof ? await freePort() : null;
       if (inspectPort) profilers.push(new ChildProfiler(inspectPort));
-      nodes.push(await startNode(stores, keys, dirs, inspectPort));
+      nodes.push(await startNode(stores, keys, dirs, inspectPort, i));
     }
     const first = nodes[0]!;
     const acc = await account(first.origin, `cluster-${nodeCount}-${Date.now()}@bench.example`);
@@ -222,10 +223,6 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
     const cpu = nodes.map((node, i) => (node.cpuSeconds() ?? 0) - cpuBefore[i]!);
     const storesCpu = (stores.cpuSeconds() ?? 0) - storesBefore;
     const counted = await stores.tally();
-    const commands = Object.values(counted).reduce((a, b) => a + b, 0) / Math.max(1, got.unique);
-    const tally = Object.entries(counted)
-      .sort((a, b) => b[1] - a[1])
-      .map(([command, n]) => `${command} ${(n / Math.max(1, got.unique)).toFixed(1)}`);
     for (const [i, profiler] of profilers.entries()) console.log(`cluster ${nodeCount} nodes, node ${i + 1} profile: ${await profiler.stop(prof as string, `cluster-${nodeCount}-node-${i + 1}`)}`);
     await agent.close();
     report({
@@ -243,7 +240,16 @@ async function round(nodeCount: number, receiver: Child): Promise<void> {
       }),
     );
     report({ name: `cluster CPU per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, the test servers (stores)`, value: (storesCpu * 1000) / Math.max(1, got.unique), unit: 'ms' });
-    console.log(`cluster MongoDB commands per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, all nodes: ${commands.toFixed(1)} in all; ${tally.join(', ')}`);
+    for (let i = 0; i < nodeCount; i++) {
+      const prefix = `node${i + 1}|`;
+      const mine = Object.entries(counted).filter(([key]) => key.startsWith(prefix));
+      const all = mine.reduce((sum, [, n]) => sum + n, 0) / Math.max(1, got.unique);
+      const top = mine
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 14)
+        .map(([key, n]) => `${key.slice(prefix.length)} ${(n / Math.max(1, got.unique)).toFixed(2)}`);
+      console.log(`cluster MongoDB commands per event, ${nodeCount} node${nodeCount > 1 ? 's' : ''}, node ${i + 1}: ${all.toFixed(1)} in all; ${top.join(', ')}`);
+    }
   } finally {
     for (const node of nodes) await node.stop();
     await stores.stop();

@@ -33,8 +33,10 @@ export class CommandRunner {
   private nextCursor = 1;
   private nextConnection = 1;
   readonly log: CommandRecord[] = [];
-  /** Commands run, by name and collection ("find messages"): what a bench's load asked of the store. */
+  /** Commands run, by name and collection ("find messages"), behind the client's appName when it gave one ("node2|find messages"): what a bench's load asked of the store. */
   readonly tally = new Map<string, number>();
+  /** The appName each connection's handshake carried. */
+  private readonly apps = new Map<number, string>();
 
   connectionId(): number {
     return this.nextConnection++;
@@ -44,8 +46,11 @@ export class CommandRunner {
     const name = Object.keys(command)[0] ?? '';
     const db = typeof command.$db === 'string' ? command.$db : 'admin';
     this.record({ db, name, ...(isDoc(command.writeConcern) ? { writeConcern: command.writeConcern } : {}) });
+    const application = isDoc(command.client) && isDoc(command.client.application) ? command.client.application.name : undefined;
+    if (typeof application === 'string') this.apps.set(connectionId, application);
     const target = command[name];
-    const key = typeof target === 'string' ? `${name} ${target}` : name;
+    const app = this.apps.get(connectionId);
+    const key = `${app === undefined ? '' : `${app}|`}${typeof target === 'string' ? `${name} ${target}` : name}`;
     this.tally.set(key, (this.tally.get(key) ?? 0) + 1);
     try {
       if (command.txnNumber !== undefined || command.startTransaction !== undefined) {
