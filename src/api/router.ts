@@ -34,6 +34,7 @@ export function buildRouter(
     const query = route.query ? new Validator(route.query, 'query') : null;
     const params = route.params ? new Validator(route.params, 'params') : null;
     const takesBody = route.method !== 'get' && route.method !== 'delete';
+    const readsBody = takesBody || body !== null;
     const parser = koaBody({
       json: true,
       jsonStrict: true,
@@ -94,13 +95,18 @@ export function buildRouter(
       parsed?: { value: unknown },
     ) => {
       const input = {
-        body: parsed ? parsed.value : await parsedBody(ctx),
+        // A GET or DELETE without a body schema has nothing to read: no await for it.
+        body: parsed ? parsed.value : readsBody ? await parsedBody(ctx) : undefined,
         query: query ? query.parse({ ...ctx.query }) : NO_INPUT,
         params: pathParams,
         principal: principal as Principal,
         instance,
         requestId: ctx.state.requestId as string,
-        ip: ctx.ip,
+        // Read by the few routes that record it (sign-in): Koa works it out from the socket and
+        // the proxy headers, so a request that never asks does not pay for it.
+        get ip() {
+          return ctx.ip;
+        },
         ...(route.rawBody ? { rawBody: (ctx.request as { rawBody?: string }).rawBody ?? '' } : {}),
         koa: ctx,
       } as RouteInput<unknown, unknown, unknown>;
