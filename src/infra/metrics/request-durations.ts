@@ -31,7 +31,14 @@ interface Sample {
 export class RequestDurations {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly series = new Map<string, Series>();
+  /**
+   * By route, then status, then method: the route and method are strings V8 has already hashed
+   * (templates, and the method names Node's parser hands out), where a key joining the three
+   * would be a new string to build and hash on every request.
+   */
+  private readonly series = new Map<string, Map<number, Map<string, Series>>>();
+  /** The same series in the order they were first seen, as prom-client lists them. */
+  private readonly seen: Series[] = [];
 
   constructor(
     readonly name: string,
@@ -45,11 +52,15 @@ export class RequestDurations {
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let series = this.series.get(key);
+    let byStatus = this.series.get(route);
+    if (byStatus === undefined) this.series.set(route, (byStatus = new Map()));
+    let byMethod = byStatus.get(status);
+    if (byMethod === undefined) byStatus.set(status, (byMethod = new Map()));
+    let series = byMethod.get(method);
     if (series === undefined) {
       series = { labels: { method, route, status: String(status) }, counts: this.bounds.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, series);
+      byMethod.set(method, series);
+      this.seen.push(series);
     }
     // As prom-client: the first bound at or above the value; past the last, only +Inf counts it.
     const bounds = this.bounds;
@@ -62,13 +73,14 @@ export class RequestDurations {
 
   reset(): void {
     this.series.clear();
+    this.seen.length = 0;
   }
 
   /** What the registry formats as text: each series' labels shared by its samples. */
   getForPromString(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
     const values: Sample[] = [];
     const bucket = `${this.name}_bucket`;
-    for (const { labels, counts, sum, count } of this.series.values()) {
+    for (const { labels, counts, sum, count } of this.seen) {
       let cumulative = 0;
       for (const [i, le] of this.bounds.entries()) {
         cumulative += counts[i] as number;
