@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import type { Clock } from '../../src/infra/clock.js';
 import { expectError, newAccount, newInstance } from '../support/gateway.js';
 import { useGateway } from '../support/use-gateway.js';
-import { newPhone, pairByQr } from '../support/sandbox.js';
+import { newPhone, pairByQr, waitFor } from '../support/sandbox.js';
 
 /**
  * A clock the test moves forward, and can stop: on a busy machine a second may pass between two
@@ -104,9 +104,12 @@ describe('authenticated reads on the hot path', () => {
         ids.push(res.headers.get('x-request-id') as string);
       }
     }
-    const access = lines.filter((l) => l.msg === 'request');
-    expect(access.map((l) => l.requestId)).to.deep.equal(ids);
-    for (const line of access) {
+    // Access lines are written in groups, a few milliseconds after their answers (a line of the
+    // test before may come after `lines` was emptied): these requests' lines are those with their ids.
+    const access = () => lines.filter((l) => l.msg === 'request' && ids.includes(l.requestId as string));
+    await waitFor(() => access().length >= ids.length, 'an access line per request');
+    expect(access().map((l) => l.requestId)).to.deep.equal(ids);
+    for (const line of access()) {
       expect(line).to.include({ method: 'GET', status: 200 });
       expect(paths()).to.include(line.path);
       expect(line.ms).to.be.a('number');

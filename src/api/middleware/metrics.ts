@@ -37,7 +37,7 @@ export function metricsMiddleware(metrics: Metrics, endpoint: MetricsEndpoint): 
       await next();
     } finally {
       const route = typeof ctx.state.route === 'string' ? ctx.state.route : 'unmatched';
-      metrics.requests.observe({ method: ctx.method, route, status: String(ctx.status) }, (performance.now() - started) / 1000);
+      metrics.requests.observe(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
     }
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { toHttpError, type HttpError } from '../errors.js';
+import { AccessLog } from './access-log.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,11 +17,11 @@ const nextRequestId = () => idPrefix + (sequence = (sequence + 1) % 2 ** 48).toS
 
 /** Request id, one access-log line, and the one mapping of thrown errors to the error shape. */
 export function requestContext(logger: Logger): Middleware {
-  // The access line holds only the fields below, none of them a credential, so it skips the
-  // logger's redaction paths: matching them against every line cost as much as writing it.
-  const access = logger.child({}, { redact: [] });
+  // The access line holds only the fields below, none of them a credential, so AccessLog writes
+  // it without the logger's redaction paths: matching them against every line cost as much as writing it.
+  const access = new AccessLog(logger);
   return async (ctx, next) => {
-    const logging = access.isLevelEnabled('info');
+    const logging = access.enabled;
     const started = logging ? performance.now() : 0;
     const incoming = ctx.get('x-request-id');
     const requestId = incoming !== '' && REQUEST_ID.test(incoming) ? incoming : nextRequestId();
@@ -42,7 +43,7 @@ export function requestContext(logger: Logger): Middleware {
       const ms = performance.now() - started;
       // A path that is itself a credential (the helpdesk callback's) is logged as its template.
       const path = ctx.state.secretPath === true ? (ctx.state.route as string) : ctx.path;
-      access.info({ requestId, method: ctx.method, path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+      access.record(requestId, ctx.method, path, ctx.status, Math.round(ms * 10) / 10);
     }
   };
 }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestDurations } from './request-durations.js';
 import { WorkMeter, type LaneWork } from './work-meter.js';
 
 /** Read when Prometheus scrapes: values that are cheaper to look at than to keep up to date. */
@@ -25,7 +26,8 @@ export class Metrics {
   /** CPU per stage of the event path, fed where the work happens and read at scrape time. */
   readonly work = new WorkMeter();
   private sources: ScrapeSources = {};
-  readonly requests: Histogram<'method' | 'route' | 'status'>;
+  /** Every HTTP request is timed here: a histogram of our own, cheaper per request than prom-client's. */
+  readonly requests: RequestDurations;
   readonly appends: Histogram<'outcome'>;
   readonly appendedEvents: Counter;
   readonly webhookAttempts: Histogram<'outcome'>;
@@ -33,13 +35,10 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_process_' });
-    this.requests = new Histogram({
-      name: 'gateway_http_request_duration_seconds',
-      help: 'HTTP requests by method, route template and status',
-      labelNames: ['method', 'route', 'status'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [this.registry],
-    });
+    this.requests = new RequestDurations('gateway_http_request_duration_seconds', 'HTTP requests by method, route template and status', [
+      0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10,
+    ]);
+    this.registry.registerMetric(this.requests.asMetric());
     this.appends = new Histogram({
       name: 'gateway_eventstore_append_duration_seconds',
       help: 'Appends to the event store, until durable',
