@@ -56,6 +56,15 @@ describe('ProjectionRunner', () => {
   });
 
   const tick = (stream: string) => events.append(stream, [{ id: randomUUID(), type: TICK, data: {}, metadata: {} }], 'any');
+  /** Thirty ticks, one batch each: each is committed before the next is appended. The last one's position. */
+  const tickOneByOne = async (runner: ProjectionRunner) => {
+    let head = 0n;
+    for (let i = 0; i < 30; i++) {
+      head = (await tick(`s-${i % 3}`)).position;
+      expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
+    }
+    return head;
+  };
   const checkpoint = async (name: string) => (await docs.collection<{ _id: string; position: string }>('checkpoints').findOne({ _id: name }))?.position;
 
   it('moves a projection that changes nothing without a write per batch, and saves where it is on stop', async () => {
@@ -63,12 +72,7 @@ describe('ProjectionRunner', () => {
     const runner = new ProjectionRunner(events, store, [ticks, idle], logger);
     const started = Date.now();
     await runner.start();
-    let head = 0n;
-    for (let i = 0; i < 30; i++) {
-      head = (await tick(`s-${i % 3}`)).position;
-      // One event per batch: each is committed before the next is appended.
-      expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
-    }
+    const head = await tickOneByOne(runner);
     // Without names it waits for every projection; none passes a position not yet written.
     expect(await runner.waitFor(head, undefined, 5000)).to.equal(true);
     expect(await runner.waitFor(head + 1n, undefined, 100)).to.equal(false);
@@ -96,12 +100,8 @@ describe('ProjectionRunner', () => {
     const runner = new ProjectionRunner(events, store, [ticks, idle], logger, { sharedProgress: true });
     const started = Date.now();
     await runner.start();
-    let head = 0n;
-    for (let i = 0; i < 30; i++) {
-      head = (await tick(`s-${i % 3}`)).position;
-      expect(await runner.waitFor(head, ['ticks', 'idle'], 5000)).to.equal(true);
-    }
-    // What another node reads: the floor reaches the head though \`idle\` wrote its own seldom.
+    const head = await tickOneByOne(runner);
+    // What another node reads: the floor reaches the head though `idle` wrote its own seldom.
     await waitFor(async () => (await checkpoint(PROGRESS_FLOOR)) === head.toString(), 'the floor at the head');
     const elapsedMs = Date.now() - started;
     expect(written.filter((id) => id === 'ticks')).to.have.length(30);
