@@ -81,8 +81,15 @@ export class AccessLog {
     const waitMs = this.lastWriteMs + ACCESS_LOG_GROUP_MS - performance.now();
     // Quiet: after this turn's I/O callbacks, so the requests answered in it share the write.
     if (waitMs <= 0) setImmediate(this.flush);
-    else setTimeout(this.flush, waitMs).unref();
+    else setTimeout(this.flushWhenDue, Math.ceil(waitMs)).unref();
   }
+
+  /** A timer may fire up to a millisecond early (libuv's loop time is cached): a group is never cut short. */
+  private readonly flushWhenDue = (): void => {
+    const waitMs = this.lastWriteMs + ACCESS_LOG_GROUP_MS - performance.now();
+    if (waitMs > 0) setTimeout(this.flushWhenDue, Math.ceil(waitMs)).unref();
+    else this.flush();
+  };
 
   private readonly flush = (): void => {
     this.scheduled = false;
