@@ -27,3 +27,6 @@ export function outweighs(value: unknown, budget: number): boolean {
   }
   return false;
 }
+
+/** Roughly how much a decoded event may weigh to be kept in an in-memory run of recent events (a history sync is not). */
+export const RECENT_EVENT_BUDGET = 16 * 1024;

@@ -1,5 +1,5 @@
 import { deepFreeze } from '../../deep-freeze.js';
-import { outweighs } from '../../outweighs.js';
+import { outweighs, RECENT_EVENT_BUDGET } from '../../outweighs.js';
 import type { RecordedEvent } from '../port.js';
 import { toRecordedEvent } from './records.js';
 import type { StoredEvent } from './storage.js';
@@ -28,7 +28,7 @@ export class RecentLog {
   add(position: number, stored: StoredEvent): void {
     // A large event (a history sync can carry thousands of messages) is not kept: the run starts
     // again after it, and readers get it from the log. Memory stays under capacity x the budget.
-    if (outweighs(stored.data, ENTRY_BUDGET)) {
+    if (outweighs(stored.data, RECENT_EVENT_BUDGET)) {
       this.clear();
       return;
     }
@@ -70,5 +70,3 @@ export class RecentLog {
   }
 }
 
-/** Roughly how much an entry may weigh (string lengths plus one per value) to be kept. */
-const ENTRY_BUDGET = 16 * 1024;

@@ -1,12 +1,9 @@
 import { deepFreeze } from '../../deep-freeze.js';
-import { outweighs } from '../../outweighs.js';
+import { outweighs, RECENT_EVENT_BUDGET } from '../../outweighs.js';
+import { RETRY_FIRST_MS, RETRY_MAX_MS } from './subscription.js';
 import type { AllSubscription, RecordedEvent } from '../port.js';
 
-/** Roughly how much an event may weigh (string lengths plus one per value) to be kept. */
-const ENTRY_BUDGET = 16 * 1024;
 const PULL = 1000;
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 
 export interface SharedTailSource {
   /** The last of our events when the tail starts: it follows the log after it. */
@@ -134,7 +131,7 @@ export class SharedTail {
     for (const event of batch) {
       if (event.position <= this.headPosition) continue;
       this.headPosition = event.position;
-      if (outweighs(event.data, ENTRY_BUDGET)) {
+      if (outweighs(event.data, RECENT_EVENT_BUDGET)) {
         this.events = [];
         this.floorPosition = event.position;
         continue;

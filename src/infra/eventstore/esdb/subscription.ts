@@ -5,8 +5,8 @@ import { toRecorded } from './codec.js';
 /** How long a batch waits for more history while the server has not said it caught up. */
 const CATCH_UP_QUIET_MS = 50;
 /** Waits between attempts to resubscribe after the connection dropped: doubling, capped. */
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
+export const RETRY_FIRST_MS = 100;
+export const RETRY_MAX_MS = 5_000;
 
 /** Opens the client's subscription to $all after an exclusive commit position (-1n: from the start). */
 export type OpenSubscription = (after: bigint) => AllStreamSubscription;

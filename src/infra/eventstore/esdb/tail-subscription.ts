@@ -1,8 +1,7 @@
 import type { AllSubscription, ReadAllOptions, RecordedEvent } from '../port.js';
 import type { SharedTail } from './shared-tail.js';
+import { RETRY_FIRST_MS, RETRY_MAX_MS } from './subscription.js';
 
-const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
 /** Events read from the log per page while behind the tail. */
 const PAGE = 500;
 
